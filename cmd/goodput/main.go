@@ -1,0 +1,74 @@
+// Command goodput is an overload lab for online services: it replays overload incidents as
+// deterministic open-loop experiments, verifies declared arithmetic, and checks and renders
+// postmortems.
+//
+// Usage:
+//
+//	goodput replay FILE.scenario.yaml [--seed N] [--out DIR] [--json]
+//	goodput verify FILE.packet.yaml
+//	goodput schema scenario|incident
+//	goodput incident check|render|site …
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+)
+
+// command is one subcommand: its name, a one-line summary and the function that runs it.
+type command struct {
+	name    string
+	summary string
+	run     func(args []string, stdout, stderr io.Writer) error
+}
+
+// commands lists the subcommands in the order `goodput help` prints them.
+var commands = []command{
+	{"replay", "replay a scenario: baseline and protected arms side by side", runReplay},
+	{"verify", "recompute a packet's declared arithmetic and compare it with the claimed figures", runVerify},
+	{"schema", "print the JSON Schema of a file format (scenario or incident)", runSchema},
+	{"incident", "check, render or index postmortem documents", runIncident},
+}
+
+// errUsage marks an error that is about how the command was called; main exits 2 for it.
+var errUsage = errors.New("usage")
+
+func main() {
+	if err := run(os.Args[1:], os.Stdout, os.Stderr); err != nil {
+		fmt.Fprintln(os.Stderr, "goodput:", err)
+		if errors.Is(err, errUsage) {
+			os.Exit(2)
+		}
+		os.Exit(1)
+	}
+}
+
+func run(args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
+		usage(stdout)
+		if len(args) == 0 {
+			return fmt.Errorf("%w: no command given", errUsage)
+		}
+		return nil
+	}
+	for _, c := range commands {
+		if c.name == args[0] {
+			return c.run(args[1:], stdout, stderr)
+		}
+	}
+	usage(stderr)
+	return fmt.Errorf("%w: unknown command %q", errUsage, args[0])
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintln(w, "goodput: an overload lab for online services")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Commands:")
+	for _, c := range commands {
+		fmt.Fprintf(w, "  %-9s %s\n", c.name, c.summary)
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Run 'goodput COMMAND -h' for a command's flags.")
+}
