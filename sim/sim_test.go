@@ -1,0 +1,153 @@
+package sim
+
+import (
+	"math/rand/v2"
+	"slices"
+	"testing"
+	"time"
+)
+
+// recorder notes every event it receives.
+type recorder struct {
+	got []Event
+}
+
+func (r *recorder) Handle(s *Sim, e Event) {
+	if e.At != s.Elapsed() {
+		panic("clock not at event time")
+	}
+	r.got = append(r.got, e)
+}
+
+func TestOrderByTimeThenSeq(t *testing.T) {
+	s := New(time.Date(2026, 3, 10, 14, 0, 0, 0, time.UTC))
+	r := &recorder{}
+	s.Schedule(30*time.Millisecond, r, 1, 1)
+	s.Schedule(10*time.Millisecond, r, 1, 2)
+	s.Schedule(30*time.Millisecond, r, 1, 3) // same instant as id 1: runs after it
+	s.Schedule(0, r, 1, 4)
+	s.Schedule(-time.Second, r, 1, 5) // the past counts as now
+	s.Run(time.Second)
+	var ids []int64
+	for _, e := range r.got {
+		ids = append(ids, e.ID)
+	}
+	if want := []int64{4, 5, 2, 1, 3}; !slices.Equal(ids, want) {
+		t.Fatalf("order = %v, want %v", ids, want)
+	}
+	if s.Elapsed() != time.Second {
+		t.Fatalf("clock = %v after Run(1s)", s.Elapsed())
+	}
+	if got, want := s.Now(), time.Date(2026, 3, 10, 14, 0, 1, 0, time.UTC); !got.Equal(want) {
+		t.Fatalf("Now = %v, want %v", got, want)
+	}
+}
+
+func TestRunStopsAtUntil(t *testing.T) {
+	s := New(time.Time{})
+	r := &recorder{}
+	s.Schedule(time.Second, r, 0, 1)
+	s.Schedule(2*time.Second, r, 0, 2)
+	s.Run(time.Second) // an event exactly at until is delivered
+	if len(r.got) != 1 || s.Pending() != 1 {
+		t.Fatalf("delivered %d, pending %d; want 1, 1", len(r.got), s.Pending())
+	}
+	s.Run(3 * time.Second)
+	if len(r.got) != 2 {
+		t.Fatalf("delivered %d, want 2", len(r.got))
+	}
+}
+
+func TestCancelIsLazy(t *testing.T) {
+	s := New(time.Time{})
+	r := &recorder{}
+	a := s.Schedule(time.Millisecond, r, 0, 1)
+	s.Schedule(2*time.Millisecond, r, 0, 2)
+	s.Cancel(a)
+	s.Cancel(a)         // twice is fine
+	s.Cancel(Timer(99)) // unknown: no-op
+	if s.Pending() != 2 {
+		t.Fatalf("pending = %d, want 2 (cancellation is lazy)", s.Pending())
+	}
+	s.Run(time.Second)
+	if len(r.got) != 1 || r.got[0].ID != 2 {
+		t.Fatalf("got %v, want only id 2", r.got)
+	}
+	if s.Processed() != 1 {
+		t.Fatalf("processed = %d, want 1", s.Processed())
+	}
+}
+
+func TestHeapProperty(t *testing.T) {
+	// Random schedules, including events scheduled from inside handlers, pop in (time, seq) order.
+	rng := rand.New(rand.NewPCG(1, 2))
+	for trial := 0; trial < 50; trial++ {
+		s := New(time.Time{})
+		var last Event
+		var n int
+		var h HandlerFunc
+		h = func(s *Sim, e Event) {
+			if n > 0 && (e.At < last.At || (e.At == last.At && e.seq < last.seq)) {
+				t.Fatalf("event %+v after %+v", e, last)
+			}
+			last = e
+			n++
+			if rng.IntN(3) == 0 {
+				s.Schedule(time.Duration(rng.IntN(5))*time.Millisecond, h, 0, 0)
+			}
+		}
+		for i := 0; i < 500; i++ {
+			s.Schedule(time.Duration(rng.IntN(100))*time.Millisecond, h, 0, int64(i))
+		}
+		s.Run(time.Hour)
+		if s.Pending() != 0 {
+			t.Fatalf("pending %d after run", s.Pending())
+		}
+	}
+}
+
+func TestStreamsAreReproducibleAndIndependent(t *testing.T) {
+	a, b := NewStreams(7), NewStreams(7)
+	x, y := a.Stream("arrivals"), b.Stream("arrivals")
+	for i := 0; i < 100; i++ {
+		if x.Uint64() != y.Uint64() {
+			t.Fatal("same seed and name gave different draws")
+		}
+	}
+	if a.Stream("arrivals").Uint64() == a.Stream("service").Uint64() {
+		t.Fatal("different names gave the same first draw")
+	}
+	if NewStreams(8).Stream("arrivals").Uint64() == a.Stream("arrivals").Uint64() {
+		t.Fatal("different seeds gave the same first draw")
+	}
+}
+
+func TestLogNormalQuantiles(t *testing.T) {
+	d := NewLogNormal(40*time.Millisecond, 410*time.Millisecond)
+	if got := d.Quantile(0.5); absDiff(got, 40*time.Millisecond) > time.Microsecond {
+		t.Fatalf("p50 = %v", got)
+	}
+	if got := d.Quantile(0.99); absDiff(got, 410*time.Millisecond) > 10*time.Microsecond {
+		t.Fatalf("p99 = %v", got)
+	}
+	r := NewStreams(1).Stream("ln")
+	const n = 200000
+	xs := make([]time.Duration, n)
+	for i := range xs {
+		xs[i] = d.Sample(r)
+	}
+	slices.Sort(xs)
+	p50, p99 := xs[n/2], xs[n*99/100]
+	if rel(p50, 40*time.Millisecond) > 0.02 || rel(p99, 410*time.Millisecond) > 0.05 {
+		t.Fatalf("sampled p50 %v p99 %v, want ≈40ms ≈410ms", p50, p99)
+	}
+}
+
+func absDiff(a, b time.Duration) time.Duration {
+	if a > b {
+		return a - b
+	}
+	return b - a
+}
+
+func rel(got, want time.Duration) float64 { return float64(absDiff(got, want)) / float64(want) }
