@@ -1,0 +1,58 @@
+package control_test
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/failsafe-go/failsafe-go"
+	"github.com/failsafe-go/failsafe-go/circuitbreaker"
+	"github.com/failsafe-go/failsafe-go/retrypolicy"
+	gobreaker "github.com/sony/gobreaker/v2"
+	"golang.org/x/time/rate"
+)
+
+// BenchmarkProtectedPath compares goodput's full per-request decision path with the cost of
+// single controls in peer libraries, side by side in one run:
+//
+//	go test -run '^$' -bench ProtectedPath -benchmem ./control/
+func BenchmarkProtectedPath(b *testing.B) {
+	noop := func() error { return nil }
+
+	b.Run("gobreaker", func(b *testing.B) {
+		cb := gobreaker.NewCircuitBreaker[struct{}](gobreaker.Settings{Name: "bench", Interval: 30 * time.Second})
+		fn := func() (struct{}, error) { return struct{}{}, noop() }
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := cb.Execute(fn); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("rate", func(b *testing.B) {
+		lim := rate.NewLimiter(rate.Inf, 1)
+		t0 := time.Date(2026, 3, 10, 14, 0, 0, 0, time.UTC)
+		b.ReportAllocs()
+		i := 0
+		for b.Loop() {
+			i++
+			if !lim.AllowN(t0.Add(time.Duration(i)*time.Microsecond), 1) {
+				b.Fatal("rejected")
+			}
+		}
+	})
+	b.Run("failsafe", func(b *testing.B) {
+		rp := retrypolicy.NewBuilder[any]().WithMaxRetries(2).Build()
+		cb := circuitbreaker.NewBuilder[any]().WithFailureRateThreshold(0.25, 20, 30*time.Second).Build()
+		exec := failsafe.With[any](rp, cb)
+		b.ReportAllocs()
+		for b.Loop() {
+			if err := exec.Run(noop); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("goodput", benchGoodputPath)
+}
+
+var errNotBuilt = errors.New("not built")
