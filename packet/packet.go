@@ -10,7 +10,11 @@ type Packet struct {
 	Arms     []Arm  `json:"arms"`
 }
 
-// Arm is the result of one policy arm.
+// Arm is the result of one policy arm, as built by [Recorder.Finish].
+//
+// Durations are reported in milliseconds (fields ending in _ms) or seconds (_s); rates are
+// per second of simulated time. Series and Events are not part of packet.json: they are
+// written by [WriteSeriesCSV] and [WriteEventsJSONL].
 type Arm struct {
 	Name          string        `json:"name"`
 	Totals        Totals        `json:"totals"`
@@ -18,6 +22,45 @@ type Arm struct {
 	Duplicates    Duplicates    `json:"duplicates"`
 	Objectives    []Objective   `json:"objectives"`
 	Transitions   []Transition  `json:"transitions"`
+
+	// Start is the wall instant of virtual time 0; Tick and Duration are the series clock.
+	Start    time.Time `json:"start"`
+	TickMS   float64   `json:"tick_ms"`
+	Duration float64   `json:"duration_s"`
+	// Rates are the totals divided by the run's duration in seconds.
+	Rates Rates `json:"rates_per_s"`
+	// Latency is completion latency (intended send → terminal state) of every admitted
+	// request, from the per-class histograms merged.
+	Latency Percentiles `json:"latency"`
+	// Classes are terminal outcomes, latency, queue wait and remaining deadline by class,
+	// in the order of [Config.Classes].
+	Classes []ClassStats `json:"classes"`
+	// Layers are attempts, retries, orphans and completed cancellations by layer, in the
+	// order of [Config.Layers].
+	Layers []LayerStats `json:"layers"`
+	// Retry sums retries and suppressed retries (by reason).
+	Retry Retry `json:"retry"`
+	// RejectedBy counts rejections at admission by reason; ShedBy optional work removed by
+	// feature.
+	RejectedBy map[string]int64 `json:"rejected_by_reason"`
+	ShedBy     map[string]int64 `json:"shed_by_feature"`
+	// Queue is application queueing: oldest useful queued work over the run.
+	Queue Queue `json:"queue"`
+	// Dependencies are calls, connection wait, service time and concurrency by dependency.
+	Dependencies []DependencyStats `json:"dependencies"`
+	// Capacity is instances requested, ready and warm over the run.
+	Capacity Capacity `json:"capacity"`
+	// Invariants are the conservation checks; every one should pass.
+	Invariants []Invariant `json:"invariants"`
+	// Recovery holds the recovery timings measured from Recovery.After.
+	Recovery Recovery `json:"recovery"`
+
+	// Series is one row per tick on the shared clock (series.csv).
+	Series []Row `json:"-"`
+	// Events are annotations and transitions in time order (events.jsonl).
+	Events []Event `json:"-"`
+	// Dependency names, in column order, for Row.Dependencies.
+	DependencyNames []string `json:"-"`
 }
 
 // Totals counts the populations of an arm. Every offered logical request is admitted or
@@ -35,6 +78,29 @@ type Totals struct {
 	Shed      int64 `json:"shed"`
 	Failed    int64 `json:"failed"`
 	Ambiguous int64 `json:"ambiguous"`
+
+	Retries          int64 `json:"retries"`
+	Suppressed       int64 `json:"suppressed"`
+	Orphans          int64 `json:"orphans"`
+	CancelsCompleted int64 `json:"cancellations_completed"`
+	// Unfinished counts admitted requests with no terminal state at the end of the run; it
+	// must be zero.
+	Unfinished int64 `json:"unfinished"`
+}
+
+// Rates are totals per second of simulated time.
+type Rates struct {
+	Offered   float64 `json:"offered"`
+	Admitted  float64 `json:"admitted"`
+	Rejected  float64 `json:"rejected"`
+	Attempts  float64 `json:"attempts"`
+	Goodput   float64 `json:"goodput"`
+	Late      float64 `json:"late"`
+	Expired   float64 `json:"expired"`
+	Shed      float64 `json:"shed"`
+	Failed    float64 `json:"failed"`
+	Ambiguous float64 `json:"ambiguous"`
+	Retries   float64 `json:"retries"`
 }
 
 // Amplification is attempts per offered logical request, in total and by layer.
@@ -47,6 +113,17 @@ type Amplification struct {
 type Duplicates struct {
 	PaymentAuthorizations int64 `json:"payment_authorizations"`
 	OrderCommits          int64 `json:"order_commits"`
+	// Other counts duplicates of any other kind passed to [Recorder.Duplicate].
+	Other map[string]int64 `json:"other,omitempty"`
+}
+
+// Total is the number of duplicates of every kind.
+func (d Duplicates) Total() int64 {
+	n := d.PaymentAuthorizations + d.OrderCommits
+	for _, v := range d.Other {
+		n += v
+	}
+	return n
 }
 
 // Objective is one declared objective evaluated on an arm.
@@ -55,6 +132,18 @@ type Objective struct {
 	Pass   bool    `json:"pass"`
 	Value  float64 `json:"value"`
 	Target float64 `json:"target"`
+
+	// Metric is the ObjectiveSpec metric; Op is "<=" (a maximum) or ">=" (a minimum); Unit
+	// is the unit of Value and Target ("ms", "/s", "s", "x" for ratios, "" for counts).
+	Metric string `json:"metric"`
+	Op     string `json:"op"`
+	Unit   string `json:"unit"`
+	// Note explains a value that is not a plain measurement (for example, a state never
+	// reached, or a window with no data).
+	Note string `json:"note,omitempty"`
+	// NoData marks an objective that could not be evaluated (no tick in its window or state,
+	// an unknown metric): Value is 0 and Pass is false.
+	NoData bool `json:"no_data,omitempty"`
 }
 
 // Transition is one load-state change, with the policy generation it created.
@@ -64,4 +153,185 @@ type Transition struct {
 	To         string    `json:"to"`
 	Generation uint64    `json:"generation"`
 	Reason     string    `json:"reason"`
+
+	// T is the virtual time of the transition in seconds since the start; Manual marks an
+	// operator override.
+	T      float64 `json:"t_s"`
+	Manual bool    `json:"manual"`
+}
+
+// Percentiles summarises one histogram in milliseconds.
+type Percentiles struct {
+	Count int64   `json:"count"`
+	P50   float64 `json:"p50_ms"`
+	P90   float64 `json:"p90_ms"`
+	P99   float64 `json:"p99_ms"`
+	P999  float64 `json:"p999_ms"`
+	Max   float64 `json:"max_ms"`
+	Mean  float64 `json:"mean_ms"`
+}
+
+// ClassStats are the populations and timings of one request class.
+type ClassStats struct {
+	Name      string `json:"name"`
+	Offered   int64  `json:"offered"`
+	Admitted  int64  `json:"admitted"`
+	Rejected  int64  `json:"rejected"`
+	Goodput   int64  `json:"goodput"`
+	Late      int64  `json:"late"`
+	Expired   int64  `json:"expired"`
+	Failed    int64  `json:"failed"`
+	Ambiguous int64  `json:"ambiguous"`
+	Shed      int64  `json:"shed"`
+	// Latency is completion latency of admitted requests of the class, any outcome.
+	Latency Percentiles `json:"latency"`
+	// QueueWait is time spent in application queues ([Recorder.QueueWait]).
+	QueueWait Percentiles `json:"queue_wait"`
+	// Remaining is the remaining deadline reported by [Recorder.Remaining] (negative
+	// remainders are recorded as zero and counted in Overdue).
+	Remaining Percentiles `json:"remaining_deadline"`
+	Overdue   int64       `json:"overdue"`
+}
+
+// LayerStats are the physical attempts at one layer.
+type LayerStats struct {
+	Name             string  `json:"name"`
+	Attempts         int64   `json:"attempts"`
+	Retries          int64   `json:"retries"`
+	Amplification    float64 `json:"amplification"`
+	Orphans          int64   `json:"orphans"`
+	CancelsCompleted int64   `json:"cancellations_completed"`
+}
+
+// Retry sums retries across layers and the retries a budget suppressed.
+type Retry struct {
+	Retries int64 `json:"retries"`
+	// Ratio is retries per admitted logical request.
+	Ratio        float64          `json:"ratio"`
+	Suppressed   int64            `json:"suppressed"`
+	SuppressedBy map[string]int64 `json:"suppressed_by_reason"`
+}
+
+// Queue summarises the sampled oldest useful queued work and queue length.
+type Queue struct {
+	AgeMaxMS  float64 `json:"age_max_ms"`
+	AgeMeanMS float64 `json:"age_mean_ms"`
+	LenMax    int     `json:"len_max"`
+}
+
+// DependencyStats are the calls made to one dependency.
+type DependencyStats struct {
+	Name        string      `json:"name"`
+	Calls       int64       `json:"calls"`
+	ConnWait    Percentiles `json:"connection_wait"`
+	ServiceTime Percentiles `json:"service_time"`
+	// ConcurrencyMax and ConcurrencyMean come from the per-tick samples.
+	ConcurrencyMax  int     `json:"concurrency_max"`
+	ConcurrencyMean float64 `json:"concurrency_mean"`
+	WaitingMax      int     `json:"waiting_max"`
+}
+
+// Capacity summarises sampled instance counts.
+type Capacity struct {
+	RequestedMax  int `json:"requested_max"`
+	RouteReadyMin int `json:"route_ready_min"`
+	RouteReadyMax int `json:"route_ready_max"`
+	WarmMin       int `json:"warm_min"`
+	WarmMax       int `json:"warm_max"`
+	// InstanceSecondsCold is the sum over ticks of route-ready minus warm instances, times the
+	// tick: capacity routed traffic before it was warm.
+	InstanceSecondsCold float64 `json:"instance_seconds_cold"`
+}
+
+// Invariant is one conservation check.
+type Invariant struct {
+	Name    string `json:"name"`
+	Pass    bool   `json:"pass"`
+	Message string `json:"message"`
+}
+
+// Recovery holds recovery timings in seconds after After (the instant recovery is measured
+// from, usually the dependency's restoration). A timing is nil when the condition never
+// held until the end of the run.
+//
+//   - Stabilize: from then on, every tick's goodput is at least StableFraction of its
+//     offered load.
+//   - Drain: from then on, the sampled oldest queue age stays at most DrainAge.
+//   - Normal: from then on, the load state is Normal. An arm that reports no load state
+//     (no state machine) counts as Normal once it has both stabilised and drained.
+type Recovery struct {
+	AfterS      float64  `json:"after_s"`
+	StabilizeS  *float64 `json:"stabilize_s"`
+	DrainS      *float64 `json:"drain_s"`
+	NormalS     *float64 `json:"normal_s"`
+	StableFrac  float64  `json:"stable_fraction"`
+	DrainAgeMS  float64  `json:"drain_age_ms"`
+	StateSource string   `json:"state_source"` // "loadstate" or "derived"
+}
+
+// Row is one tick of an arm's series. Counters count events whose time falls in
+// [T, T+tick); gauges are the last [Sample] taken in the tick.
+type Row struct {
+	T time.Duration
+
+	Offered, Admitted, Rejected, Attempts, Retries, Suppressed int64
+	Goodput, Late, Expired, Failed, Ambiguous, Shed            int64
+	Orphans, CancelsCompleted, Duplicates                      int64
+
+	// LatencyP50 and LatencyP99 are of the requests that reached a terminal state in the tick.
+	LatencyP50, LatencyP99 time.Duration
+
+	Sampled bool
+	Sample
+	// Dependencies are the sampled gauges in the order of Arm.DependencyNames.
+	Dependencies []DependencyGauge
+}
+
+// Sample is the gauges the model measures once per tick ([Recorder.Sample]).
+type Sample struct {
+	// QueueAgeMax is the age of the oldest useful queued work across instances.
+	QueueAgeMax time.Duration
+	QueueLen    int
+	InFlight    int
+	// PoolWaiters is callers waiting for a dependency connection, all pools together.
+	PoolWaiters int
+	// Dependencies are per-dependency gauges by name (names not in Config.Dependencies are
+	// added in first-seen order).
+	Dependencies map[string]DependencyGauge
+	Instances    Instances
+	// State is the load state ("Normal", "Pressured", "Protected", "Recovering") or "" when
+	// the arm has no state machine; Generation is the current policy generation.
+	State          string
+	Generation     uint64
+	AdmissionLimit int
+	// SlackP10 is the 10th percentile of remaining deadline among queued work.
+	SlackP10 time.Duration
+}
+
+// DependencyGauge is one dependency's sampled concurrency.
+type DependencyGauge struct {
+	// InService is calls being served at the dependency; Waiting is callers waiting for a
+	// connection to it.
+	InService int
+	Waiting   int
+}
+
+// Instances counts a service's instances by readiness.
+type Instances struct {
+	Requested, ProcessReady, RouteReady, Warm int
+}
+
+// Event is one line of events.jsonl: an annotation (fault, alert, manual action) or a
+// load-state transition.
+type Event struct {
+	At   time.Time `json:"at"`
+	T    float64   `json:"t_s"`
+	Arm  string    `json:"arm"`
+	Kind string    `json:"kind"`
+	Text string    `json:"text"`
+
+	From       string `json:"from,omitempty"`
+	To         string `json:"to,omitempty"`
+	Generation uint64 `json:"generation,omitempty"`
+	Manual     bool   `json:"manual,omitempty"`
 }

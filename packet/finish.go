@@ -1,0 +1,356 @@
+package packet
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+)
+
+// Finish computes the arm's packet: totals, rates, amplification, latency percentiles from
+// merged histograms, per-class, per-layer and per-dependency figures, the objectives,
+// the invariants and the recovery timings. Call it once, after the last event.
+func (r *Recorder) Finish(objectives []ObjectiveSpec) Arm {
+	r.flushTick()
+
+	a := Arm{
+		Name:            r.cfg.Arm,
+		Start:           r.cfg.Start,
+		TickMS:          ms(r.tick),
+		Duration:        seconds(r.end()),
+		RejectedBy:      copyMap(r.rejectedBy),
+		ShedBy:          copyMap(r.shedBy),
+		Series:          r.rows,
+		DependencyNames: slices.Clone(r.deps.list),
+		Duplicates:      r.dup,
+		Transitions:     slices.Clone(r.transitions),
+		Objectives:      []Objective{},
+	}
+	if a.Transitions == nil {
+		a.Transitions = []Transition{}
+	}
+	if r.dup.Other != nil {
+		a.Duplicates.Other = copyMap(r.dup.Other)
+	}
+
+	// Populations by class, and their sums.
+	t := &a.Totals
+	all := newHist()
+	for i, c := range r.cls {
+		cs := ClassStats{
+			Name:      r.classes.list[i],
+			Offered:   c.offered,
+			Admitted:  c.admitted,
+			Rejected:  c.rejected,
+			Goodput:   c.outcomes[Goodput],
+			Late:      c.outcomes[Late],
+			Expired:   c.outcomes[Expired],
+			Failed:    c.outcomes[Failed],
+			Ambiguous: c.outcomes[Ambiguous],
+			Shed:      c.shed,
+			Latency:   percentiles(c.latency),
+			QueueWait: percentiles(c.queueWait),
+			Remaining: percentiles(c.remaining),
+			Overdue:   c.overdue,
+		}
+		a.Classes = append(a.Classes, cs)
+		t.Offered += cs.Offered
+		t.Admitted += cs.Admitted
+		t.Rejected += cs.Rejected
+		t.Goodput += cs.Goodput
+		t.Late += cs.Late
+		t.Expired += cs.Expired
+		t.Failed += cs.Failed
+		t.Ambiguous += cs.Ambiguous
+		t.Shed += cs.Shed
+		all.Merge(c.latency)
+	}
+	a.Latency = percentiles(all)
+	t.Unfinished = max(t.Admitted-(t.Goodput+t.Late+t.Expired+t.Failed+t.Ambiguous), 0)
+
+	// Attempts by layer.
+	a.Amplification.ByLayer = make(map[string]float64, len(r.lay))
+	for i, l := range r.lay {
+		name := r.layers.list[i]
+		amp, _ := ratio(l.attempts, t.Offered)
+		a.Layers = append(a.Layers, LayerStats{
+			Name: name, Attempts: l.attempts, Retries: l.retries, Amplification: round(amp, 4),
+			Orphans: l.orphans, CancelsCompleted: l.cancels,
+		})
+		a.Amplification.ByLayer[name] = round(amp, 4)
+		t.Attempts += l.attempts
+		t.Retries += l.retries
+		t.Orphans += l.orphans
+		t.CancelsCompleted += l.cancels
+	}
+	amp, _ := ratio(t.Attempts, t.Offered)
+	a.Amplification.Total = round(amp, 4)
+	t.Suppressed = r.suppressed
+	rr, _ := ratio(t.Retries, t.Admitted)
+	a.Retry = Retry{Retries: t.Retries, Ratio: round(rr, 4), Suppressed: r.suppressed, SuppressedBy: copyMap(r.suppressedBy)}
+
+	secs := r.end().Seconds()
+	rate := func(n int64) float64 {
+		if secs <= 0 {
+			return 0
+		}
+		return round(float64(n)/secs, 3)
+	}
+	a.Rates = Rates{
+		Offered: rate(t.Offered), Admitted: rate(t.Admitted), Rejected: rate(t.Rejected),
+		Attempts: rate(t.Attempts), Goodput: rate(t.Goodput), Late: rate(t.Late),
+		Expired: rate(t.Expired), Shed: rate(t.Shed), Failed: rate(t.Failed),
+		Ambiguous: rate(t.Ambiguous), Retries: rate(t.Retries),
+	}
+
+	// Gauges from the samples.
+	conc := make([]struct {
+		max, waitMax int
+		sum          int64
+		n            int
+	}, len(r.deps.list))
+	var ageSum time.Duration
+	var sampled int
+	first := true
+	for _, row := range r.rows {
+		if !row.Sampled {
+			continue
+		}
+		sampled++
+		ageSum += row.QueueAgeMax
+		a.Queue.AgeMaxMS = max(a.Queue.AgeMaxMS, ms(row.QueueAgeMax))
+		a.Queue.LenMax = max(a.Queue.LenMax, row.QueueLen)
+		in := row.Instances
+		c := &a.Capacity
+		c.RequestedMax = max(c.RequestedMax, in.Requested)
+		if first {
+			c.RouteReadyMin, c.WarmMin = in.RouteReady, in.Warm
+			first = false
+		}
+		c.RouteReadyMin = min(c.RouteReadyMin, in.RouteReady)
+		c.RouteReadyMax = max(c.RouteReadyMax, in.RouteReady)
+		c.WarmMin = min(c.WarmMin, in.Warm)
+		c.WarmMax = max(c.WarmMax, in.Warm)
+		if cold := in.RouteReady - in.Warm; cold > 0 {
+			c.InstanceSecondsCold += float64(cold) * r.tick.Seconds()
+		}
+		for i, g := range row.Dependencies {
+			conc[i].max = max(conc[i].max, g.InService)
+			conc[i].waitMax = max(conc[i].waitMax, g.Waiting)
+			conc[i].sum += int64(g.InService)
+			conc[i].n++
+		}
+	}
+	a.Capacity.InstanceSecondsCold = round(a.Capacity.InstanceSecondsCold, 3)
+	if sampled > 0 {
+		a.Queue.AgeMeanMS = ms(ageSum / time.Duration(sampled))
+	}
+	for i, d := range r.dep {
+		ds := DependencyStats{
+			Name: r.deps.list[i], Calls: d.calls,
+			ConnWait: percentiles(d.connWait), ServiceTime: percentiles(d.service),
+			ConcurrencyMax: conc[i].max, WaitingMax: conc[i].waitMax,
+		}
+		if conc[i].n > 0 {
+			ds.ConcurrencyMean = round(float64(conc[i].sum)/float64(conc[i].n), 3)
+		}
+		a.Dependencies = append(a.Dependencies, ds)
+	}
+
+	// Recovery: from RecoveryAfter, else the first time_to_normal objective's After.
+	after := r.cfg.RecoveryAfter
+	if after == 0 {
+		for _, s := range objectives {
+			if s.Metric == "time_to_normal" {
+				after = s.After
+				break
+			}
+		}
+	}
+	a.Recovery = r.recovery(after)
+
+	for _, s := range objectives {
+		a.Objectives = append(a.Objectives, r.evaluate(s))
+	}
+	a.Invariants = r.invariants(&a)
+
+	a.Events = slices.Clone(r.events)
+	slices.SortStableFunc(a.Events, func(x, y Event) int { return cmp.Compare(x.T, y.T) })
+	if a.Classes == nil {
+		a.Classes = []ClassStats{}
+	}
+	if a.Layers == nil {
+		a.Layers = []LayerStats{}
+	}
+	if a.Dependencies == nil {
+		a.Dependencies = []DependencyStats{}
+	}
+	return a
+}
+
+// end is the length of the run: the configured Duration, or the end of the last tick when
+// Duration is zero.
+func (r *Recorder) end() time.Duration {
+	if r.cfg.Duration > 0 {
+		return r.cfg.Duration
+	}
+	return time.Duration(len(r.rows)) * r.tick
+}
+
+// recovery computes the recovery timings measured from after.
+func (r *Recorder) recovery(after time.Duration) Recovery {
+	rc := Recovery{
+		AfterS:      seconds(after),
+		StableFrac:  r.stableFrac,
+		DrainAgeMS:  ms(r.drainAge),
+		StateSource: "derived",
+	}
+	for _, row := range r.rows {
+		if row.Sampled && row.State != "" {
+			rc.StateSource = "loadstate"
+			break
+		}
+	}
+	// holdsFrom returns the time from after at which ok starts holding for every remaining
+	// counted tick, or nil if it does not hold on the last one (or no tick counts).
+	holdsFrom := func(ok func(Row) (holds, counts bool)) *float64 {
+		from := after
+		seen, last := false, false
+		for _, row := range r.rows {
+			end := row.T + r.tick
+			if end <= after {
+				continue
+			}
+			h, counts := ok(row)
+			if !counts {
+				continue
+			}
+			seen, last = true, h
+			if !h {
+				from = end
+			}
+		}
+		if !seen || !last {
+			return nil
+		}
+		v := seconds(from - after)
+		return &v
+	}
+	rc.StabilizeS = holdsFrom(func(row Row) (bool, bool) {
+		if row.Offered == 0 {
+			return true, false
+		}
+		return float64(row.Goodput) >= r.stableFrac*float64(row.Offered), true
+	})
+	rc.DrainS = holdsFrom(func(row Row) (bool, bool) {
+		return row.QueueAgeMax <= r.drainAge, row.Sampled
+	})
+	if rc.StateSource == "loadstate" {
+		rc.NormalS = holdsFrom(func(row Row) (bool, bool) {
+			return row.State == "Normal", row.Sampled
+		})
+	} else if rc.StabilizeS != nil && rc.DrainS != nil {
+		v := max(*rc.StabilizeS, *rc.DrainS)
+		rc.NormalS = &v
+	}
+	return rc
+}
+
+// invariants checks the conservation laws on a finished arm.
+func (r *Recorder) invariants(a *Arm) []Invariant {
+	t := a.Totals
+	var out []Invariant
+
+	// offered = admitted + rejected, in total and for every class.
+	inv := Invariant{Name: "offered = admitted + rejected", Pass: t.Offered == t.Admitted+t.Rejected}
+	inv.Message = fmt.Sprintf("%d = %d + %d", t.Offered, t.Admitted, t.Rejected)
+	var bad []string
+	for _, c := range a.Classes {
+		if c.Offered != c.Admitted+c.Rejected {
+			bad = append(bad, fmt.Sprintf("%s: %d ≠ %d + %d", c.Name, c.Offered, c.Admitted, c.Rejected))
+		}
+	}
+	if len(bad) > 0 {
+		inv.Pass = false
+		inv.Message += "; " + strings.Join(bad, "; ")
+	}
+	out = append(out, inv)
+
+	// Exactly one terminal state per admitted request.
+	term := t.Goodput + t.Late + t.Expired + t.Failed + t.Ambiguous
+	inv = Invariant{Name: "admitted = goodput + late + expired + failed + ambiguous", Pass: t.Admitted == term}
+	inv.Message = fmt.Sprintf("%d = %d + %d + %d + %d + %d", t.Admitted, t.Goodput, t.Late, t.Expired, t.Failed, t.Ambiguous)
+	bad = bad[:0]
+	for _, c := range a.Classes {
+		ct := c.Goodput + c.Late + c.Expired + c.Failed + c.Ambiguous
+		switch {
+		case ct < c.Admitted:
+			bad = append(bad, fmt.Sprintf("%s: %d admitted without a terminal state", c.Name, c.Admitted-ct))
+		case ct > c.Admitted:
+			bad = append(bad, fmt.Sprintf("%s: %d terminal states more than admitted", c.Name, ct-c.Admitted))
+		}
+	}
+	if len(bad) > 0 {
+		inv.Pass = false
+		inv.Message += "; " + strings.Join(bad, "; ")
+	}
+	out = append(out, inv)
+
+	// Retries are attempts: never more retries than attempts at a layer.
+	inv = Invariant{Name: "retries ≤ attempts at every layer", Pass: true, Message: fmt.Sprintf("%d retries of %d attempts", t.Retries, t.Attempts)}
+	for _, l := range a.Layers {
+		if l.Retries > l.Attempts {
+			inv.Pass = false
+			inv.Message += fmt.Sprintf("; %s: %d retries > %d attempts", l.Name, l.Retries, l.Attempts)
+		}
+	}
+	out = append(out, inv)
+
+	// Duplicate mutations are counted, and a correct run has none.
+	d := a.Duplicates
+	inv = Invariant{Name: "no duplicate payment authorisation or order commit", Pass: d.Total() == 0}
+	inv.Message = fmt.Sprintf("%d duplicate payment authorisations, %d duplicate order commits", d.PaymentAuthorizations, d.OrderCommits)
+	for _, k := range sortedKeys(d.Other) {
+		inv.Message += fmt.Sprintf(", %d duplicate %s", d.Other[k], k)
+	}
+	out = append(out, inv)
+	return out
+}
+
+// percentiles summarises a histogram of microseconds in milliseconds.
+func percentiles(h *hdr.Histogram) Percentiles {
+	n := h.TotalCount()
+	if n == 0 {
+		return Percentiles{}
+	}
+	v := h.ValueAtPercentilesSlice([]float64{50, 90, 99, 99.9})
+	return Percentiles{
+		Count: n,
+		P50:   usToMS(v[0]),
+		P90:   usToMS(v[1]),
+		P99:   usToMS(v[2]),
+		P999:  usToMS(v[3]),
+		Max:   usToMS(h.Max()),
+		Mean:  round(h.Mean()/1000, 3),
+	}
+}
+
+func copyMap(m map[string]int64) map[string]int64 {
+	out := make(map[string]int64, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}

@@ -1,0 +1,262 @@
+package packet
+
+import (
+	"fmt"
+	"math"
+	"time"
+)
+
+// ObjectiveSpec declares one objective to evaluate on an arm. The model maps the scenario's
+// objectives to specs; Min and Max are in the metric's unit:
+//
+//	metric          unit  value
+//	latency_p50     ms    completion latency percentile of admitted requests (Class, or all
+//	latency_p99     ms    classes merged), from HdrHistograms. With a window or a State the
+//	latency_p999    ms    spec must also be in Config.Objectives (recorded live).
+//	goodput_rate    /s    goodput per second over the window: the mean (Stat "" or "mean")
+//	                      or the worst tick (Stat "min")
+//	goodput_fraction x    goodput / offered over the window
+//	duplicates      count duplicate mutations of every kind in the window
+//	queue_age_max   ms    largest sampled oldest-queue age in the window
+//	amplification   x     attempts / offered over the window
+//	retry_ratio     x     retries / admitted over the window
+//	time_to_normal  s     from After until the load state is Normal for good (see Recovery)
+//
+// The window is the ticks starting in [From, To) (To zero: to the end of the run), further
+// restricted to the ticks whose sampled load state is State when State is set.
+type ObjectiveSpec struct {
+	Name   string
+	Metric string
+	Class  string
+	// Min and Max bound the value (nil: no bound). Both may be set.
+	Min, Max *float64
+	From, To time.Duration
+	State    string
+	After    time.Duration
+	// Stat selects the aggregate of goodput_rate: "" or "mean", or "min".
+	Stat string
+}
+
+func isLatencyMetric(m string) bool {
+	return m == "latency_p50" || m == "latency_p99" || m == "latency_p999"
+}
+
+func latencyQuantile(m string) float64 {
+	switch m {
+	case "latency_p50":
+		return 50
+	case "latency_p999":
+		return 99.9
+	}
+	return 99
+}
+
+// evaluate computes one objective from the recorder's state.
+func (r *Recorder) evaluate(s ObjectiveSpec) Objective {
+	o := Objective{Name: s.Name, Metric: s.Metric}
+	var (
+		value float64
+		ok    = true
+		note  string
+	)
+	switch {
+	case isLatencyMetric(s.Metric):
+		o.Unit = "ms"
+		value, ok, note = r.latencyValue(s)
+	case s.Metric == "goodput_rate":
+		o.Unit = "/s"
+		value, ok, note = r.windowValue(s, func(sum rowSum) (float64, bool) {
+			if sum.seconds == 0 {
+				return 0, false
+			}
+			if s.Stat == "min" {
+				return sum.minGoodputRate, true
+			}
+			return float64(sum.goodput) / sum.seconds, true
+		})
+		if s.Stat != "" && s.Stat != "mean" && s.Stat != "min" {
+			ok, note = false, fmt.Sprintf("unknown stat %q (want mean or min)", s.Stat)
+		}
+	case s.Metric == "goodput_fraction":
+		o.Unit = "x"
+		value, ok, note = r.windowValue(s, func(sum rowSum) (float64, bool) {
+			return ratio(sum.goodput, sum.offered)
+		})
+	case s.Metric == "duplicates":
+		value, ok, note = r.windowValue(s, func(sum rowSum) (float64, bool) {
+			return float64(sum.duplicates), true
+		})
+	case s.Metric == "queue_age_max":
+		o.Unit = "ms"
+		value, ok, note = r.windowValue(s, func(sum rowSum) (float64, bool) {
+			return ms(sum.queueAgeMax), sum.sampled > 0
+		})
+	case s.Metric == "amplification":
+		o.Unit = "x"
+		value, ok, note = r.windowValue(s, func(sum rowSum) (float64, bool) {
+			return ratio(sum.attempts, sum.offered)
+		})
+	case s.Metric == "retry_ratio":
+		o.Unit = "x"
+		value, ok, note = r.windowValue(s, func(sum rowSum) (float64, bool) {
+			return ratio(sum.retries, sum.admitted)
+		})
+	case s.Metric == "time_to_normal":
+		o.Unit = "s"
+		rc := r.recovery(s.After)
+		if rc.NormalS == nil {
+			end := r.end()
+			value = seconds(max(end-s.After, 0))
+			ok = true
+			note = "never returned to Normal for good before the end of the run; value is the time observed"
+			// A bound can only pass on a measured value.
+			o.Value, o.Target, o.Op = value, bound(s), op(s)
+			o.Note = note
+			return o
+		}
+		value = *rc.NormalS
+		if rc.StateSource == "derived" {
+			note = "no load state reported: Normal means stabilised and drained"
+		}
+	default:
+		ok, note = false, fmt.Sprintf("unknown metric %q", s.Metric)
+	}
+	o.Value, o.Target, o.Op, o.Note = round(value, 4), bound(s), op(s), note
+	if !ok {
+		o.Value = 0
+		o.NoData = true
+		return o
+	}
+	o.Pass = true
+	if s.Min != nil && !(o.Value >= *s.Min) {
+		o.Pass = false
+	}
+	if s.Max != nil && !(o.Value <= *s.Max) {
+		o.Pass = false
+	}
+	if s.Min == nil && s.Max == nil {
+		o.Pass = false
+		o.Note = joinNote(o.Note, "no bound declared")
+	}
+	return o
+}
+
+func joinNote(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + "; " + b
+}
+
+func bound(s ObjectiveSpec) float64 {
+	if s.Max != nil {
+		return round(*s.Max, 4)
+	}
+	if s.Min != nil {
+		return round(*s.Min, 4)
+	}
+	return 0
+}
+
+func op(s ObjectiveSpec) string {
+	switch {
+	case s.Max != nil && s.Min != nil:
+		return "in"
+	case s.Max != nil:
+		return "<="
+	case s.Min != nil:
+		return ">="
+	}
+	return ""
+}
+
+func ratio(a, b int64) (float64, bool) {
+	if b == 0 {
+		return 0, false
+	}
+	return float64(a) / float64(b), true
+}
+
+func (r *Recorder) latencyValue(s ObjectiveSpec) (float64, bool, string) {
+	q := latencyQuantile(s.Metric)
+	if s.From != 0 || s.To != 0 || s.State != "" {
+		for _, w := range r.winLat {
+			if w.spec.Name == s.Name && w.spec.Metric == s.Metric && w.spec.Class == s.Class &&
+				w.spec.From == s.From && w.spec.To == s.To && w.spec.State == s.State {
+				if w.h.TotalCount() == 0 {
+					return 0, false, "no requests completed in the window"
+				}
+				return usToMS(w.h.ValueAtQuantile(q)), true, ""
+			}
+		}
+		return 0, false, "a latency objective with a window or state must be listed in Config.Objectives"
+	}
+	h := newHist()
+	if s.Class != "" {
+		i, ok := r.classes.idx[s.Class]
+		if !ok {
+			return 0, false, fmt.Sprintf("unknown class %q", s.Class)
+		}
+		h.Merge(r.cls[i].latency)
+	} else {
+		for _, c := range r.cls {
+			h.Merge(c.latency)
+		}
+	}
+	if h.TotalCount() == 0 {
+		return 0, false, "no requests completed"
+	}
+	return usToMS(h.ValueAtQuantile(q)), true, ""
+}
+
+func usToMS(us int64) float64 { return round(float64(us)/1000, 3) }
+
+// rowSum aggregates the series rows of an objective's window.
+type rowSum struct {
+	ticks, sampled                       int
+	seconds                              float64
+	offered, admitted, attempts, retries int64
+	goodput, duplicates                  int64
+	queueAgeMax                          time.Duration
+	minGoodputRate                       float64
+}
+
+func (r *Recorder) windowValue(s ObjectiveSpec, f func(rowSum) (float64, bool)) (float64, bool, string) {
+	if s.Class != "" {
+		// The series is kept for all classes together, not per class.
+		return 0, false, fmt.Sprintf("%s is recorded for all classes together; omit class", s.Metric)
+	}
+	sum := rowSum{minGoodputRate: math.Inf(1)}
+	for _, row := range r.rows {
+		if row.T < s.From || (s.To > 0 && row.T >= s.To) {
+			continue
+		}
+		if s.State != "" && (!row.Sampled || row.State != s.State) {
+			continue
+		}
+		sum.ticks++
+		sum.seconds += r.tick.Seconds()
+		sum.offered += row.Offered
+		sum.admitted += row.Admitted
+		sum.attempts += row.Attempts
+		sum.retries += row.Retries
+		sum.goodput += row.Goodput
+		sum.duplicates += row.Duplicates
+		if row.Sampled {
+			sum.sampled++
+			sum.queueAgeMax = max(sum.queueAgeMax, row.QueueAgeMax)
+		}
+		sum.minGoodputRate = min(sum.minGoodputRate, float64(row.Goodput)/r.tick.Seconds())
+	}
+	if sum.ticks == 0 {
+		if s.State != "" {
+			return 0, false, fmt.Sprintf("no tick in state %s", s.State)
+		}
+		return 0, false, "no tick in the window"
+	}
+	v, ok := f(sum)
+	if !ok {
+		return 0, false, "no data in the window"
+	}
+	return v, true, ""
+}

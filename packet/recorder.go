@@ -1,0 +1,536 @@
+package packet
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"time"
+
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+)
+
+// Outcome is the terminal state of an admitted logical request. A rejected request's
+// terminal state is its rejection ([Recorder.Rejected]); it has no Outcome.
+type Outcome uint8
+
+// The terminal outcomes of an admitted logical request.
+const (
+	// Goodput is a correct finish before the absolute deadline.
+	Goodput Outcome = iota + 1
+	// Late is a correct finish after the deadline: physical throughput, not goodput.
+	Late
+	// Expired is a request whose deadline passed and whose work was abandoned.
+	Expired
+	// Failed is a request that ended in an error.
+	Failed
+	// Ambiguous is a request whose outcome is unknown to the caller (for example, payment
+	// authorised but the response lost).
+	Ambiguous
+)
+
+var outcomeNames = [...]string{"", "goodput", "late", "expired", "failed", "ambiguous"}
+
+// String returns the outcome's lower-case name, as used in packet.json.
+func (o Outcome) String() string {
+	if int(o) < len(outcomeNames) && o != 0 {
+		return outcomeNames[o]
+	}
+	return fmt.Sprintf("Outcome(%d)", uint8(o))
+}
+
+// Config configures a [Recorder].
+type Config struct {
+	// Arm is the arm's name.
+	Arm string
+	// Start is the wall instant of virtual time 0 (for labels: transition and event times).
+	Start time.Time
+	// Tick is the series period. Zero means one second.
+	Tick time.Duration
+	// Duration is the scheduled length of the run: rates are per second of Duration and the
+	// series has at least Duration/Tick rows. Zero means the run lasts until the last
+	// recorded event.
+	Duration time.Duration
+	// Classes, Layers and Dependencies name the request classes, attempt layers and
+	// dependencies in report order. Names first seen in a Recorder call are appended in the
+	// order they appear, so the lists may be empty; listing them fixes the order and makes
+	// an arm that never sees a name still report it (with zeros).
+	Classes      []string
+	Layers       []string
+	Dependencies []string
+	// Objectives are objectives the recorder must know while recording: only latency
+	// objectives (latency_p50/p99/p999) with a window (From/To) or a State need it, since a
+	// histogram cannot be cut by time after the fact. Other specs here are ignored.
+	Objectives []ObjectiveSpec
+	// StableFraction is the per-tick goodput/offered at or above which a tick counts as
+	// stable for [Recovery]. Zero means 0.95.
+	StableFraction float64
+	// DrainAge is the oldest queue age at or below which a tick counts as drained for
+	// [Recovery]. Zero means 250ms.
+	DrainAge time.Duration
+	// RecoveryAfter is the instant recovery timings are measured from. Zero means the After
+	// of the first time_to_normal objective passed to Finish, or 0 if there is none.
+	RecoveryAfter time.Duration
+}
+
+// ErrConfig is returned by [Config.Validate] for a configuration that cannot be used.
+var ErrConfig = errors.New("packet: invalid config")
+
+// Validate reports a negative Tick, Duration, DrainAge or RecoveryAfter, a StableFraction
+// outside [0, 1], or a name listed twice.
+func (c Config) Validate() error {
+	switch {
+	case c.Tick < 0:
+		return fmt.Errorf("%w: tick %v is negative", ErrConfig, c.Tick)
+	case c.Duration < 0:
+		return fmt.Errorf("%w: duration %v is negative", ErrConfig, c.Duration)
+	case c.DrainAge < 0:
+		return fmt.Errorf("%w: drain age %v is negative", ErrConfig, c.DrainAge)
+	case c.RecoveryAfter < 0:
+		return fmt.Errorf("%w: recovery after %v is negative", ErrConfig, c.RecoveryAfter)
+	case c.StableFraction < 0 || c.StableFraction > 1 || math.IsNaN(c.StableFraction):
+		return fmt.Errorf("%w: stable fraction %v is outside [0, 1]", ErrConfig, c.StableFraction)
+	}
+	for _, l := range []struct {
+		what  string
+		names []string
+	}{{"class", c.Classes}, {"layer", c.Layers}, {"dependency", c.Dependencies}} {
+		seen := make(map[string]bool, len(l.names))
+		for _, n := range l.names {
+			if seen[n] {
+				return fmt.Errorf("%w: %s %q listed twice", ErrConfig, l.what, n)
+			}
+			seen[n] = true
+		}
+	}
+	return nil
+}
+
+// Histogram range: values are recorded in microseconds from 1µs to one hour with three
+// significant digits; larger values are clamped to one hour.
+const (
+	histMin    = 1
+	histMax    = int64(time.Hour / time.Microsecond)
+	histDigits = 3
+)
+
+func newHist() *hdr.Histogram { return hdr.New(histMin, histMax, histDigits) }
+
+func record(h *hdr.Histogram, d time.Duration) {
+	v := int64(d / time.Microsecond)
+	if v < 0 {
+		v = 0
+	}
+	if v > histMax {
+		v = histMax
+	}
+	_ = h.RecordValue(v) // cannot fail: v is within the histogram's range
+}
+
+// names is an ordered set of names with a fast lookup for the handful of classes and layers
+// a scenario has.
+type names struct {
+	list []string
+	idx  map[string]int
+}
+
+func newNames(list []string) names {
+	n := names{idx: make(map[string]int, len(list))}
+	for _, s := range list {
+		n.add(s)
+	}
+	return n
+}
+
+// add appends s if it is new and returns its index.
+func (n *names) add(s string) int {
+	if i, ok := n.idx[s]; ok {
+		return i
+	}
+	n.idx[s] = len(n.list)
+	n.list = append(n.list, s)
+	return len(n.list) - 1
+}
+
+// find returns the index of s, adding it if it is new, and whether it was added.
+func (n *names) find(s string) (int, bool) {
+	if len(n.list) <= 8 {
+		for i, v := range n.list {
+			if v == s {
+				return i, false
+			}
+		}
+	} else if i, ok := n.idx[s]; ok {
+		return i, false
+	}
+	return n.add(s), true
+}
+
+type classAcc struct {
+	offered, admitted, rejected, shed int64
+	outcomes                          [len(outcomeNames)]int64
+	latency, queueWait, remaining     *hdr.Histogram
+	overdue                           int64
+}
+
+func newClassAcc() classAcc {
+	return classAcc{latency: newHist(), queueWait: newHist(), remaining: newHist()}
+}
+
+type layerAcc struct {
+	attempts, retries, orphans, cancels int64
+}
+
+type depAcc struct {
+	calls             int64
+	connWait, service *hdr.Histogram
+}
+
+// winLatency is a latency histogram restricted to a window and/or a load state, for a
+// latency objective listed in Config.Objectives.
+type winLatency struct {
+	spec ObjectiveSpec
+	h    *hdr.Histogram
+}
+
+// Recorder accumulates one arm's comparison packet while the model runs. Call [NewRecorder],
+// then the event methods as things happen, [Recorder.Sample] once per tick, and
+// [Recorder.Finish] once at the end.
+//
+// Every method takes the virtual time at as a [time.Duration] since the scenario start (the
+// same clock for every arm); events in a tick may arrive in any order, but per-tick latency
+// percentiles assume at does not decrease by more than a tick. Memory is O(ticks + names):
+// counters, histograms and one row per tick, never one entry per request. A Recorder is not
+// safe for concurrent use: drive it from the arm's goroutine.
+type Recorder struct {
+	cfg        Config
+	tick       time.Duration
+	stableFrac float64
+	drainAge   time.Duration
+
+	classes, layers, deps names
+	cls                   []classAcc
+	lay                   []layerAcc
+	dep                   []depAcc
+
+	rejectedBy, shedBy, suppressedBy map[string]int64
+	dup                              Duplicates
+	suppressed                       int64
+
+	rows     []Row
+	cur      int // the tick tickHist is accumulating
+	tickHist *hdr.Histogram
+	state    string // load state of the latest sample
+
+	winLat      []winLatency
+	transitions []Transition
+	events      []Event
+}
+
+// NewRecorder returns a Recorder for one arm. It does not validate cfg (call
+// [Config.Validate] for that); zero values take their documented defaults and negative
+// durations count as zero.
+func NewRecorder(cfg Config) *Recorder {
+	r := &Recorder{
+		cfg:          cfg,
+		tick:         cfg.Tick,
+		stableFrac:   cfg.StableFraction,
+		drainAge:     cfg.DrainAge,
+		classes:      newNames(cfg.Classes),
+		layers:       newNames(cfg.Layers),
+		deps:         newNames(cfg.Dependencies),
+		rejectedBy:   map[string]int64{},
+		shedBy:       map[string]int64{},
+		suppressedBy: map[string]int64{},
+		tickHist:     newHist(),
+	}
+	if r.tick <= 0 {
+		r.tick = time.Second
+	}
+	if r.stableFrac <= 0 || r.stableFrac > 1 {
+		r.stableFrac = 0.95
+	}
+	if r.drainAge <= 0 {
+		r.drainAge = 250 * time.Millisecond
+	}
+	for range r.classes.list {
+		r.cls = append(r.cls, newClassAcc())
+	}
+	r.lay = make([]layerAcc, len(r.layers.list))
+	for range r.deps.list {
+		r.dep = append(r.dep, depAcc{connWait: newHist(), service: newHist()})
+	}
+	if cfg.Duration > 0 {
+		n := int((cfg.Duration + r.tick - 1) / r.tick)
+		r.rows = make([]Row, 0, n)
+		r.row(cfg.Duration - 1)
+	}
+	for _, s := range cfg.Objectives {
+		if isLatencyMetric(s.Metric) && (s.From != 0 || s.To != 0 || s.State != "") {
+			r.winLat = append(r.winLat, winLatency{spec: s, h: newHist()})
+		}
+	}
+	return r
+}
+
+// row returns the series row of the tick containing at, growing the series as needed.
+func (r *Recorder) row(at time.Duration) *Row {
+	i := 0
+	if at > 0 {
+		i = int(at / r.tick)
+	}
+	for len(r.rows) <= i {
+		r.rows = append(r.rows, Row{T: time.Duration(len(r.rows)) * r.tick})
+	}
+	if i > r.cur {
+		r.flushTick()
+		r.cur = i
+	}
+	return &r.rows[i]
+}
+
+// flushTick stores the latency percentiles of the current tick and resets its histogram.
+func (r *Recorder) flushTick() {
+	if r.tickHist.TotalCount() == 0 || r.cur >= len(r.rows) {
+		return
+	}
+	row := &r.rows[r.cur]
+	row.LatencyP50 = time.Duration(r.tickHist.ValueAtQuantile(50)) * time.Microsecond
+	row.LatencyP99 = time.Duration(r.tickHist.ValueAtQuantile(99)) * time.Microsecond
+	r.tickHist.Reset()
+}
+
+func (r *Recorder) class(name string) *classAcc {
+	i, added := r.classes.find(name)
+	if added {
+		r.cls = append(r.cls, newClassAcc())
+	}
+	return &r.cls[i]
+}
+
+func (r *Recorder) layer(name string) *layerAcc {
+	i, added := r.layers.find(name)
+	if added {
+		r.lay = append(r.lay, layerAcc{})
+	}
+	return &r.lay[i]
+}
+
+func (r *Recorder) dependency(name string) int {
+	i, added := r.deps.find(name)
+	if added {
+		r.dep = append(r.dep, depAcc{connWait: newHist(), service: newHist()})
+	}
+	return i
+}
+
+// Offered records one logical request presented at its intended send time (open loop).
+func (r *Recorder) Offered(at time.Duration, class string) {
+	r.class(class).offered++
+	r.row(at).Offered++
+}
+
+// Admitted records that an offered logical request was accepted under the current policy.
+// Every admitted request must later reach exactly one [Recorder.Terminal].
+func (r *Recorder) Admitted(at time.Duration, class string) {
+	r.class(class).admitted++
+	r.row(at).Admitted++
+}
+
+// Rejected records that an offered logical request was refused at admission: its terminal
+// state. The reason ("limit", "deadline", "queue_full", …) is counted.
+func (r *Recorder) Rejected(at time.Duration, class, reason string) {
+	r.class(class).rejected++
+	r.rejectedBy[reason]++
+	r.row(at).Rejected++
+}
+
+// Attempt records one physical try at a layer: first tries and retries alike.
+func (r *Recorder) Attempt(at time.Duration, layer string) {
+	r.layer(layer).attempts++
+	r.row(at).Attempts++
+}
+
+// Retry records that the attempt just recorded at the layer was a retry (call Attempt too).
+func (r *Recorder) Retry(at time.Duration, layer string) {
+	r.layer(layer).retries++
+	r.row(at).Retries++
+}
+
+// Suppressed records a retry that was not made because a policy (a retry budget, a deadline,
+// a breaker) refused it, by reason.
+func (r *Recorder) Suppressed(at time.Duration, reason string) {
+	r.suppressed++
+	r.suppressedBy[reason]++
+	r.row(at).Suppressed++
+}
+
+// Terminal records the terminal outcome of an admitted logical request, exactly once per
+// admitted request. Latency is measured from the intended send time.
+func (r *Recorder) Terminal(at time.Duration, class string, outcome Outcome, latency time.Duration) {
+	c := r.class(class)
+	if int(outcome) >= len(c.outcomes) || outcome == 0 {
+		outcome = Failed // an unknown outcome is a model bug; never silently goodput
+	}
+	c.outcomes[outcome]++
+	record(c.latency, latency)
+	row := r.row(at)
+	switch outcome {
+	case Goodput:
+		row.Goodput++
+	case Late:
+		row.Late++
+	case Expired:
+		row.Expired++
+	case Failed:
+		row.Failed++
+	case Ambiguous:
+		row.Ambiguous++
+	}
+	record(r.tickHist, latency)
+	for i := range r.winLat {
+		w := &r.winLat[i]
+		if w.spec.Class != "" && w.spec.Class != class {
+			continue
+		}
+		if at < w.spec.From || (w.spec.To > 0 && at >= w.spec.To) {
+			continue
+		}
+		if w.spec.State != "" && w.spec.State != r.state {
+			continue
+		}
+		record(w.h, latency)
+	}
+}
+
+// Shed records optional work removed from a request of the class (a recommendation, a receipt
+// enrichment): the request may still be goodput.
+func (r *Recorder) Shed(at time.Duration, class, feature string) {
+	r.class(class).shed++
+	r.shedBy[feature]++
+	r.row(at).Shed++
+}
+
+// Orphan records work at a layer that completed after its caller had given up.
+func (r *Recorder) Orphan(at time.Duration, layer string) {
+	r.layer(layer).orphans++
+	r.row(at).Orphans++
+}
+
+// CancelCompleted records work at a layer that cancellation stopped before it completed.
+func (r *Recorder) CancelCompleted(at time.Duration, layer string) {
+	r.layer(layer).cancels++
+	r.row(at).CancelsCompleted++
+}
+
+// Duplicate records a mutation executed more than once for one logical identity. Kind is
+// "payment_authorizations" or "order_commits"; other kinds are counted in Duplicates.Other.
+func (r *Recorder) Duplicate(at time.Duration, kind string) {
+	switch kind {
+	case "payment_authorizations":
+		r.dup.PaymentAuthorizations++
+	case "order_commits":
+		r.dup.OrderCommits++
+	default:
+		if r.dup.Other == nil {
+			r.dup.Other = map[string]int64{}
+		}
+		r.dup.Other[kind]++
+	}
+	r.row(at).Duplicates++
+}
+
+// QueueWait records time a request of the class spent in an application queue.
+func (r *Recorder) QueueWait(at time.Duration, class string, wait time.Duration) {
+	record(r.class(class).queueWait, wait)
+}
+
+// Remaining records the remaining deadline of a request of the class when it leaves the
+// application queue for service. A negative remainder (work already past its deadline) is
+// recorded as zero and counted as overdue.
+func (r *Recorder) Remaining(at time.Duration, class string, remaining time.Duration) {
+	c := r.class(class)
+	if remaining < 0 {
+		c.overdue++
+	}
+	record(c.remaining, remaining)
+}
+
+// DependencyCall records one call to a dependency: the time it waited for a connection from
+// the caller's pool and its service time at the dependency.
+func (r *Recorder) DependencyCall(at time.Duration, dep string, connWait, service time.Duration) {
+	d := &r.dep[r.dependency(dep)]
+	d.calls++
+	record(d.connWait, connWait)
+	record(d.service, service)
+}
+
+// Sample records the gauges measured once per tick. A second sample in one tick replaces the
+// first.
+func (r *Recorder) Sample(at time.Duration, s Sample) {
+	row := r.row(at)
+	row.Sampled = true
+	deps := s.Dependencies
+	s.Dependencies = nil
+	row.Sample = s
+	if len(deps) > 0 {
+		// Register new names in a deterministic order (map iteration is not).
+		for _, name := range sortedKeys(deps) {
+			r.dependency(name)
+		}
+		row.Dependencies = make([]DependencyGauge, len(r.deps.list))
+		for name, g := range deps {
+			row.Dependencies[r.deps.idx[name]] = g
+		}
+	} else {
+		row.Dependencies = nil
+	}
+	r.state = s.State
+}
+
+// Transition records a load-state change and the policy generation it created. Manual marks
+// an operator override.
+func (r *Recorder) Transition(at time.Duration, from, to string, generation uint64, reason string, manual bool) {
+	r.row(at)
+	wall := r.cfg.Start.Add(at)
+	r.transitions = append(r.transitions, Transition{
+		At: wall, From: from, To: to, Generation: generation, Reason: reason,
+		T: seconds(at), Manual: manual,
+	})
+	r.events = append(r.events, Event{
+		At: wall, T: seconds(at), Arm: r.cfg.Arm, Kind: "transition", Text: reason,
+		From: from, To: to, Generation: generation, Manual: manual,
+	})
+}
+
+// Annotate records an event for the timeline: a fault starting or ending, an alert firing, a
+// manual action. Kind is a short word ("fault", "alert", "action"); text describes it.
+func (r *Recorder) Annotate(at time.Duration, kind, text string) {
+	r.row(at)
+	r.events = append(r.events, Event{
+		At: r.cfg.Start.Add(at), T: seconds(at), Arm: r.cfg.Arm, Kind: kind, Text: text,
+	})
+}
+
+// seconds converts d to seconds, rounded to the microsecond.
+func seconds(d time.Duration) float64 {
+	return round(d.Seconds(), 6)
+}
+
+// ms converts d to milliseconds, rounded to the microsecond.
+func ms(d time.Duration) float64 {
+	return round(float64(d)/float64(time.Millisecond), 3)
+}
+
+// round rounds x to n decimal places, mapping NaN and infinities to 0 so that every value
+// is encodable as JSON.
+func round(x float64, n int) float64 {
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return 0
+	}
+	p := math.Pow10(n)
+	v := math.Round(x*p) / p
+	if v == 0 {
+		return 0 // no negative zero
+	}
+	return v
+}
