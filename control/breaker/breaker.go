@@ -211,9 +211,9 @@ type Breaker struct {
 
 	width   time.Duration // Window / Buckets
 	buckets []counts
-	ok      int64 // sum of buckets[].ok
-	fail    int64 // sum of buckets[].fail
-	head    int64 // bucket number (since epoch) of the newest bucket
+	ok      int64         // sum of buckets[].ok
+	fail    int64         // sum of buckets[].fail
+	head    int64         // bucket number (since epoch) of the newest bucket
 	edge    time.Duration // start of bucket head+1, since epoch
 	epoch   time.Time     // the first instant seen; instants below are durations since it
 	last    time.Duration // the latest instant seen
