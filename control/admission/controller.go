@@ -1,0 +1,512 @@
+package admission
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"sync"
+	"time"
+)
+
+// Rule selects how the adaptive limit follows the measured signals.
+type Rule uint8
+
+const (
+	// AIMD compares each window's mean queueing delay with [Config.Target]
+	// (DAGOR's overload signal). Above it, or with too many dropped samples,
+	// the limit falls by [Config.Decrease]; otherwise, if the window used at
+	// least half the limit, it rises by [Config.Increase] of itself and at
+	// least one slot.
+	AIMD Rule = iota
+	// Gradient is the Envoy/Netflix gradient rule on latency:
+	// gradient = (minLatency + Target) / meanLatency clamped to [0.5, 2],
+	// new = limit × gradient + √limit, and the limit moves a fraction
+	// [Config.Smoothing] of the way to new. minLatency is the smallest
+	// latency seen since the last reset, which happens every
+	// [Config.MinLatencyWindows] windows. A window with too many dropped
+	// samples uses the gradient 0.5.
+	Gradient
+)
+
+var ruleNames = [...]string{"aimd", "gradient"}
+
+// String returns "aimd" or "gradient".
+func (r Rule) String() string {
+	if int(r) < len(ruleNames) {
+		return ruleNames[r]
+	}
+	return fmt.Sprintf("Rule(%d)", uint8(r))
+}
+
+// DefaultShare is the share of the effective limit each class may fill when
+// [Config.Share] is all zero: Continuation 100 %, Lookup 95 %, Standard 85 %,
+// Sheddable 60 %. Standard work therefore leaves 15 % of the limit to
+// continuations and lookups, and sheddable work is refused from 60 %.
+var DefaultShare = [NumClasses]float64{1, 0.95, 0.85, 0.6}
+
+// Config configures a [Controller]. The zero value is valid: an AIMD
+// controller starting at 1000 in-flight requests, bounded to [1, 1000],
+// with the default shares, a 20 ms queueing-delay target and 1 s windows.
+type Config struct {
+	// Rule is the adaptive rule. The zero value is AIMD.
+	Rule Rule
+	// Initial is the adaptive limit at construction. Zero means Max.
+	Initial int
+	// Min is the smallest adaptive limit. Zero means 1.
+	Min int
+	// Max is the largest adaptive limit. Zero means 1000.
+	Max int
+	// Share is, for each class, the fraction of the effective limit that the
+	// in-flight requests of all classes together may occupy when a request of
+	// that class is admitted. The slots above a class's share are reserved for
+	// the classes with a larger share. Shares are in [0, 1], must not increase
+	// from Continuation to Sheddable, and Continuation's must be positive; a
+	// share of 0 closes a class for good. All zero means [DefaultShare].
+	Share [NumClasses]float64
+	// Target is, for AIMD, the mean queueing delay above which a window is
+	// congested and, for Gradient, the latency allowance added to the minimum
+	// latency. Zero means 20 ms.
+	Target time.Duration
+	// Window is the length of a sample window: the rule runs once per window,
+	// at the first Admit or Done at or after its end that finds samples in it.
+	// Zero means 1 s.
+	Window time.Duration
+	// WindowSamples, when positive, also closes a window once it holds that
+	// many samples (DAGOR: 1 s or 2000 requests). Zero closes windows by time
+	// only.
+	WindowSamples int
+	// Decrease is AIMD's multiplicative step down. Zero means 0.05.
+	Decrease float64
+	// Increase is AIMD's step up as a fraction of the limit (at least one
+	// slot). Zero means 0.01.
+	Increase float64
+	// Smoothing is the fraction of the way Gradient moves towards its new
+	// limit each window, in (0, 1]. Zero means 0.2.
+	Smoothing float64
+	// MinLatencyWindows is how many windows Gradient keeps its minimum-latency
+	// estimate before measuring it afresh. Zero means 60.
+	MinLatencyWindows int
+	// DropRatio is the fraction of dropped samples above which a window counts
+	// as congested whatever its delay or latency. Zero means 0.01; 1 ignores
+	// drops.
+	DropRatio float64
+	// RetryAfter is the Retry-After of refusals for the limit, for reserved
+	// capacity and for a closed class. Zero means 1 s.
+	RetryAfter time.Duration
+}
+
+func (c Config) withDefaults() Config {
+	if c.Min == 0 {
+		c.Min = 1
+	}
+	if c.Max == 0 {
+		c.Max = 1000
+	}
+	if c.Initial == 0 {
+		c.Initial = c.Max
+	}
+	if c.Share == ([NumClasses]float64{}) {
+		c.Share = DefaultShare
+	}
+	if c.Target == 0 {
+		c.Target = 20 * time.Millisecond
+	}
+	if c.Window == 0 {
+		c.Window = time.Second
+	}
+	if c.Decrease == 0 {
+		c.Decrease = 0.05
+	}
+	if c.Increase == 0 {
+		c.Increase = 0.01
+	}
+	if c.Smoothing == 0 {
+		c.Smoothing = 0.2
+	}
+	if c.MinLatencyWindows == 0 {
+		c.MinLatencyWindows = 60
+	}
+	if c.DropRatio == 0 {
+		c.DropRatio = 0.01
+	}
+	if c.RetryAfter == 0 {
+		c.RetryAfter = time.Second
+	}
+	return c
+}
+
+func inUnit(x float64) bool { return x >= 0 && x <= 1 } // false for NaN
+
+// Validate reports the first problem with c, after zero fields take their
+// defaults.
+func (c Config) Validate() error {
+	d := c.withDefaults()
+	switch {
+	case d.Rule > Gradient:
+		return fmt.Errorf("admission: unknown Rule %d (want AIMD or Gradient)", uint8(d.Rule))
+	case d.Min < 1:
+		return fmt.Errorf("admission: Min %d must be positive", d.Min)
+	case d.Max < d.Min:
+		return fmt.Errorf("admission: Max %d is below Min %d", d.Max, d.Min)
+	case d.Initial < d.Min || d.Initial > d.Max:
+		return fmt.Errorf("admission: Initial %d is outside [Min %d, Max %d]", d.Initial, d.Min, d.Max)
+	case d.Target < 0:
+		return fmt.Errorf("admission: Target %v must not be negative", d.Target)
+	case d.Window < 0:
+		return fmt.Errorf("admission: Window %v must not be negative", d.Window)
+	case d.WindowSamples < 0:
+		return fmt.Errorf("admission: WindowSamples %d must not be negative", d.WindowSamples)
+	case !(d.Decrease > 0 && d.Decrease < 1):
+		return fmt.Errorf("admission: Decrease %v must be in (0, 1)", d.Decrease)
+	case !(d.Increase > 0 && d.Increase <= 10):
+		return fmt.Errorf("admission: Increase %v must be in (0, 10]", d.Increase)
+	case !(d.Smoothing > 0 && d.Smoothing <= 1):
+		return fmt.Errorf("admission: Smoothing %v must be in (0, 1]", d.Smoothing)
+	case d.MinLatencyWindows < 1:
+		return fmt.Errorf("admission: MinLatencyWindows %d must be positive", d.MinLatencyWindows)
+	case !inUnit(d.DropRatio):
+		return fmt.Errorf("admission: DropRatio %v must be in [0, 1]", d.DropRatio)
+	case d.RetryAfter < 0:
+		return fmt.Errorf("admission: RetryAfter %v must not be negative", d.RetryAfter)
+	}
+	for cl, s := range d.Share {
+		if !inUnit(s) {
+			return fmt.Errorf("admission: Share[%v] %v must be in [0, 1]", Class(cl), s)
+		}
+		if cl > 0 && s > d.Share[cl-1] {
+			return fmt.Errorf("admission: Share[%v] %v exceeds Share[%v] %v; shares must not increase towards Sheddable",
+				Class(cl), s, Class(cl-1), d.Share[cl-1])
+		}
+	}
+	if d.Share[Continuation] == 0 {
+		return errors.New("admission: Share[continuation] must be positive")
+	}
+	return nil
+}
+
+// Controller is an adaptive concurrency limit with capacity reserved by
+// class. Call [Controller.Admit] before the expensive work of a request and,
+// if it was admitted, [Controller.Done] exactly once when the request
+// finishes, with its measured [Sample]. Both take the current instant, so a
+// simulator can drive the controller on virtual time.
+//
+// The effective limit is the static override when one is set
+// ([Controller.SetStatic]); otherwise it is the adaptive limit times the
+// scale ([Controller.SetScale]), rounded down, and at least 1. A request of
+// class c is admitted while fewer than ⌊Share[c] × limit⌋ requests are in
+// flight.
+//
+// A Controller is safe for concurrent use; Admit and Done do not allocate.
+type Controller struct {
+	mu  sync.Mutex
+	cfg Config
+
+	adaptive float64 // the rule's limit, in [Min, Max]
+	scale    float64
+	static   int
+	limit    int             // effective limit
+	ceil     [NumClasses]int // ⌊Share × limit⌋
+	closed   [NumClasses]bool
+
+	inFlight int
+	byClass  [NumClasses]int
+
+	// The current sample window.
+	started  bool
+	winStart time.Time
+	n        int
+	drops    int
+	sumQueue time.Duration
+	sumLat   time.Duration
+	minLat   time.Duration
+	peak     int // most requests in flight during the window
+
+	// Gradient's minimum-latency estimate.
+	minLatency    time.Duration
+	minLatWindows int
+
+	decisions [NumClasses][NumReasons]uint64
+	windows   uint64
+	decreases uint64
+	increases uint64
+	unmatched uint64
+}
+
+// New returns a Controller for cfg, or the error from [Config.Validate].
+func New(cfg Config) (*Controller, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	cfg = cfg.withDefaults()
+	c := &Controller{cfg: cfg, adaptive: float64(cfg.Initial), scale: 1}
+	c.recompute()
+	return c, nil
+}
+
+// recompute derives the effective limit and the class ceilings. c.mu held.
+func (c *Controller) recompute() {
+	limit := c.static
+	if limit == 0 {
+		limit = int(c.adaptive * c.scale)
+		if limit < 1 {
+			limit = 1
+		}
+	}
+	c.limit = limit
+	for cl, s := range c.cfg.Share {
+		// The epsilon keeps 0.85 × 100 at 85 despite rounding.
+		c.ceil[cl] = int(math.Floor(s*float64(limit) + 1e-9))
+	}
+}
+
+// Admit decides whether a request may start now. If the decision is
+// admitted the request holds an in-flight slot until [Controller.Done].
+// Refusals are checked in this order: [ReasonDeadline], [ReasonClassClosed],
+// [ReasonLimit], [ReasonReserved].
+func (c *Controller) Admit(now time.Time, r Request) Decision {
+	cl := r.Class
+	if cl >= NumClasses {
+		cl = Sheddable
+	}
+	c.mu.Lock()
+	c.tick(now)
+	var d Decision
+	switch {
+	case r.Slack < r.Expected:
+		d.Reason = ReasonDeadline
+	case c.closed[cl]:
+		d = Decision{Reason: ReasonClassClosed, RetryAfter: c.cfg.RetryAfter}
+	case c.inFlight >= c.limit:
+		d = Decision{Reason: ReasonLimit, RetryAfter: c.cfg.RetryAfter}
+	case c.inFlight >= c.ceil[cl]:
+		d = Decision{Reason: ReasonReserved, RetryAfter: c.cfg.RetryAfter}
+	default:
+		d = Decision{Admitted: true, Reason: ReasonAdmitted}
+		c.inFlight++
+		c.byClass[cl]++
+		if c.inFlight > c.peak {
+			c.peak = c.inFlight
+		}
+	}
+	c.decisions[cl][d.Reason]++
+	c.mu.Unlock()
+	return d
+}
+
+// Done releases the in-flight slot of an admitted request and adds its
+// measurement to the current window. A Done without a matching admission is
+// counted in [Stats].Unmatched and never drives InFlight below zero.
+func (c *Controller) Done(now time.Time, s Sample) {
+	cl := s.Class
+	if cl >= NumClasses {
+		cl = Sheddable
+	}
+	c.mu.Lock()
+	if c.inFlight > 0 {
+		c.inFlight--
+		if c.byClass[cl] > 0 {
+			c.byClass[cl]--
+		}
+	} else {
+		c.unmatched++
+	}
+	if c.n == 0 || s.Latency < c.minLat {
+		c.minLat = s.Latency
+	}
+	c.n++
+	c.sumQueue += s.QueueDelay
+	c.sumLat += s.Latency
+	if s.Dropped {
+		c.drops++
+	}
+	c.tick(now)
+	c.mu.Unlock()
+}
+
+// tick closes the current window if it is over. c.mu held.
+func (c *Controller) tick(now time.Time) {
+	if !c.started {
+		c.started = true
+		c.winStart = now
+		c.peak = c.inFlight
+		return
+	}
+	full := c.cfg.WindowSamples > 0 && c.n >= c.cfg.WindowSamples
+	if !full && now.Sub(c.winStart) < c.cfg.Window {
+		return
+	}
+	if c.n > 0 {
+		c.evaluate()
+	}
+	c.winStart = now
+	c.n, c.drops, c.sumQueue, c.sumLat, c.minLat = 0, 0, 0, 0, 0
+	c.peak = c.inFlight
+}
+
+// evaluate runs the adaptive rule on the closed window. c.mu held, c.n > 0.
+func (c *Controller) evaluate() {
+	c.windows++
+	cfg := &c.cfg
+	dropped := float64(c.drops) > cfg.DropRatio*float64(c.n)
+	// The window used the limit if it filled half of it; the scale counts
+	// (a ramp holds the limit down), a static override does not.
+	utilised := c.peak > 0 && 2*float64(c.peak) >= c.adaptive*c.scale
+	old := c.adaptive
+	next := old
+	switch cfg.Rule {
+	case AIMD:
+		meanQueue := c.sumQueue / time.Duration(c.n)
+		if dropped || meanQueue > cfg.Target {
+			next = old * (1 - cfg.Decrease)
+		} else if utilised {
+			next = old + math.Max(cfg.Increase*old, 1)
+		}
+	case Gradient:
+		if c.minLatWindows == 0 || c.minLat < c.minLatency {
+			c.minLatency = c.minLat
+		}
+		c.minLatWindows++
+		if c.minLatWindows >= cfg.MinLatencyWindows {
+			c.minLatWindows = 0 // the next window measures afresh
+		}
+		gradient := 2.0
+		if mean := c.sumLat / time.Duration(c.n); mean > 0 {
+			gradient = float64(c.minLatency+cfg.Target) / float64(mean)
+		}
+		gradient = math.Max(0.5, math.Min(2, gradient))
+		if dropped {
+			gradient = 0.5
+		}
+		target := old*gradient + math.Sqrt(old)
+		if target > old && !utilised {
+			target = old // application-limited: no evidence for a larger limit
+		}
+		next = old + cfg.Smoothing*(target-old)
+	}
+	next = math.Max(float64(cfg.Min), math.Min(float64(cfg.Max), next))
+	switch {
+	case next < old:
+		c.decreases++
+	case next > old:
+		c.increases++
+	}
+	c.adaptive = next
+	c.recompute()
+}
+
+// SetStatic pins the effective limit at n, overriding the adaptive rule and
+// the scale (a manual command). The rule keeps learning from samples
+// meanwhile, so SetStatic(0), which clears the override, resumes from a
+// current estimate. Negative n is treated as 0.
+func (c *Controller) SetStatic(n int) {
+	c.mu.Lock()
+	c.static = max(n, 0)
+	c.recompute()
+	c.mu.Unlock()
+}
+
+// SetScale multiplies the adaptive limit by f, as a staged ramp does (for
+// example 0.25, 0.5, 1 while Recovering). f is clamped to [0, 1]; NaN means 1.
+// The effective limit stays at least 1, so a continuation can always start.
+func (c *Controller) SetScale(f float64) {
+	switch {
+	case math.IsNaN(f) || f > 1:
+		f = 1
+	case f < 0:
+		f = 0
+	}
+	c.mu.Lock()
+	c.scale = f
+	c.recompute()
+	c.mu.Unlock()
+}
+
+// SetClassOpen opens or closes a class. Requests of a closed class are
+// refused with [ReasonClassClosed]; requests already in flight are not
+// affected. All classes start open.
+func (c *Controller) SetClassOpen(cl Class, open bool) {
+	if cl >= NumClasses {
+		return
+	}
+	c.mu.Lock()
+	c.closed[cl] = !open
+	c.mu.Unlock()
+}
+
+// Limit returns the effective limit.
+func (c *Controller) Limit() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.limit
+}
+
+// InFlight returns the number of admitted requests not yet done.
+func (c *Controller) InFlight() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.inFlight
+}
+
+// Stats is a snapshot of a Controller's state and counters.
+type Stats struct {
+	// Decisions counts decisions by class and reason.
+	Decisions [NumClasses][NumReasons]uint64
+	// InFlight is the number of requests in flight; ByClass splits it by class.
+	InFlight int
+	ByClass  [NumClasses]int
+	// Limit is the effective limit; Ceiling the in-flight count up to which
+	// each class is admitted.
+	Limit   int
+	Ceiling [NumClasses]int
+	// Adaptive is the rule's current limit, before scale and override.
+	Adaptive float64
+	// Scale and Static are the values set by SetScale and SetStatic.
+	Scale  float64
+	Static int
+	// Windows counts evaluated sample windows; Decreases and Increases count
+	// those that lowered or raised the adaptive limit.
+	Windows, Decreases, Increases uint64
+	// Unmatched counts calls to Done without an admitted request in flight.
+	Unmatched uint64
+}
+
+// Admitted returns the number of admitted requests of every class.
+func (s Stats) Admitted() uint64 {
+	var n uint64
+	for cl := range s.Decisions {
+		n += s.Decisions[cl][ReasonAdmitted]
+	}
+	return n
+}
+
+// Rejected returns the number of refused requests of every class.
+func (s Stats) Rejected() uint64 {
+	var n uint64
+	for cl := range s.Decisions {
+		for r := ReasonLimit; r < NumReasons; r++ {
+			n += s.Decisions[cl][r]
+		}
+	}
+	return n
+}
+
+// Stats returns a snapshot of the controller's counters. It does not
+// allocate.
+func (c *Controller) Stats() Stats {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return Stats{
+		Decisions: c.decisions,
+		InFlight:  c.inFlight,
+		ByClass:   c.byClass,
+		Limit:     c.limit,
+		Ceiling:   c.ceil,
+		Adaptive:  c.adaptive,
+		Scale:     c.scale,
+		Static:    c.static,
+		Windows:   c.windows,
+		Decreases: c.decreases,
+		Increases: c.increases,
+		Unmatched: c.unmatched,
+	}
+}

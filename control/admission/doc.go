@@ -1,0 +1,75 @@
+// Package admission decides, before a request's expensive work starts,
+// whether the service takes it: an adaptive concurrency limit with capacity
+// reserved for the most valuable classes of work.
+//
+// Cheap rejection at the boundary beats accepting work and abandoning it deep
+// in a dependency. In the Northstar incident, existing payment continuations
+// and status lookups keep reserved capacity while new low-value work receives
+// a bounded overload response first; the limit follows the measured queueing
+// delay so that admitted work stays below useful service capacity.
+//
+// Nothing in this package reads a clock: [Controller.Admit] and
+// [Controller.Done] take the current instant, so a real service (passing
+// time.Now()) and the discrete-event simulator (passing virtual time) run the
+// same code.
+//
+// # Which method to call
+//
+//   - [New] builds a [Controller] from a [Config]; the zero Config is valid.
+//   - [Controller.Admit] is called once per request, with its [Class], the
+//     slack left before its deadline and the service time it expects to need.
+//     The [Decision] says whether it was admitted and, if not, a [Reason]
+//     code, a Retry-After and (through [Decision.Err]) a sentinel error such
+//     as [ErrLimit].
+//   - [Controller.Done] is called exactly once for every admitted request,
+//     with its measured queueing delay and latency. It releases the slot and
+//     feeds the adaptive rule.
+//   - [Controller.SetStatic], [Controller.SetScale] and
+//     [Controller.SetClassOpen] are the levers of the load-state machine and
+//     of manual command: a pinned limit, a staged ramp, a closed class.
+//
+// # Classes and reserved capacity
+//
+// Classes are ordered by value: [Continuation], [Lookup], [Standard],
+// [Sheddable]. Each class may fill the limit only up to its share
+// ([Config.Share], by default 100 %, 95 %, 85 % and 60 %), so as in-flight work
+// grows sheddable work is refused first, then new checkouts, and the last
+// slots stay reserved for lookups and continuations: with the limit full of
+// Standard work, a Continuation is still admitted.
+//
+// # The adaptive limit
+//
+// Samples are grouped into windows ([Config.Window], optionally also closed
+// by a sample count). At the end of each window the [Rule] moves the limit
+// between [Config.Min] and [Config.Max]: [AIMD] steps down 5 % when the
+// window's mean queueing delay exceeds the 20 ms target and up 1 % (at least
+// one slot) otherwise, as DAGOR does; [Gradient] scales the limit by
+// (minimum latency + target) / mean latency and adds √limit of headroom, as
+// Envoy's and Netflix's gradient limiters do. Windows with many dropped
+// samples count as congested under either rule.
+//
+// # A short program
+//
+//	ctl, err := admission.New(admission.Config{Max: 200})
+//	if err != nil {
+//		return err
+//	}
+//	d := ctl.Admit(now, admission.Request{
+//		Class:    admission.Standard,
+//		Slack:    deadline.Sub(now),
+//		Expected: 300 * time.Millisecond,
+//	})
+//	if !d.Admitted {
+//		return d.Err() // reply 503 with Retry-After: d.RetryAfter and the reason d.Reason
+//	}
+//	start := now
+//	// ... queue, then serve the request ...
+//	ctl.Done(end, admission.Sample{
+//		Class:      admission.Standard,
+//		QueueDelay: served.Sub(start),
+//		Latency:    end.Sub(start),
+//	})
+//
+// A [Controller] is safe for concurrent use; Admit and Done take a mutex and
+// do not allocate.
+package admission
