@@ -14,7 +14,9 @@ import (
 // merged histograms, per-class, per-layer and per-dependency figures, the objectives,
 // the invariants and the recovery timings. Call it once, after the last event.
 func (r *Recorder) Finish(objectives []ObjectiveSpec) Arm {
-	r.flushTick()
+	for i := range r.ticks {
+		r.flushTick(&r.ticks[i])
+	}
 
 	a := Arm{
 		Name:            r.cfg.Arm,

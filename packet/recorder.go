@@ -197,8 +197,9 @@ type winLatency struct {
 // [Recorder.Finish] once at the end.
 //
 // Every method takes the virtual time at as a [time.Duration] since the scenario start (the
-// same clock for every arm); events in a tick may arrive in any order, but per-tick latency
-// percentiles assume at does not decrease by more than a tick. Memory is O(ticks + names):
+// same clock for every arm). Calls may come in any time order; only the per-tick latency
+// percentiles of the series leave out a terminal state recorded more than three ticks
+// after a later one. Memory is O(ticks + names):
 // counters, histograms and one row per tick, never one entry per request. A Recorder is not
 // safe for concurrent use: drive it from the arm's goroutine.
 type Recorder struct {
@@ -216,10 +217,9 @@ type Recorder struct {
 	dup                              Duplicates
 	suppressed                       int64
 
-	rows     []Row
-	cur      int // the tick tickHist is accumulating
-	tickHist *hdr.Histogram
-	state    string // load state of the latest sample
+	rows  []Row
+	ticks [tickRing]tickHist
+	state string // load state of the latest sample
 
 	winLat      []winLatency
 	transitions []Transition
@@ -241,7 +241,9 @@ func NewRecorder(cfg Config) *Recorder {
 		rejectedBy:   map[string]int64{},
 		shedBy:       map[string]int64{},
 		suppressedBy: map[string]int64{},
-		tickHist:     newHist(),
+	}
+	for i := range r.ticks {
+		r.ticks[i] = tickHist{tick: i, h: newHist()}
 	}
 	if r.tick <= 0 {
 		r.tick = time.Second
@@ -261,8 +263,10 @@ func NewRecorder(cfg Config) *Recorder {
 	}
 	if cfg.Duration > 0 {
 		n := int((cfg.Duration + r.tick - 1) / r.tick)
-		r.rows = make([]Row, 0, n)
-		r.row(cfg.Duration - 1)
+		r.rows = make([]Row, n)
+		for i := range r.rows {
+			r.rows[i].T = time.Duration(i) * r.tick
+		}
 	}
 	for _, s := range cfg.Objectives {
 		if isLatencyMetric(s.Metric) && (s.From != 0 || s.To != 0 || s.State != "") {
@@ -274,29 +278,55 @@ func NewRecorder(cfg Config) *Recorder {
 
 // row returns the series row of the tick containing at, growing the series as needed.
 func (r *Recorder) row(at time.Duration) *Row {
-	i := 0
-	if at > 0 {
-		i = int(at / r.tick)
-	}
+	i := r.tickIndex(at)
 	for len(r.rows) <= i {
 		r.rows = append(r.rows, Row{T: time.Duration(len(r.rows)) * r.tick})
-	}
-	if i > r.cur {
-		r.flushTick()
-		r.cur = i
 	}
 	return &r.rows[i]
 }
 
-// flushTick stores the latency percentiles of the current tick and resets its histogram.
-func (r *Recorder) flushTick() {
-	if r.tickHist.TotalCount() == 0 || r.cur >= len(r.rows) {
+func (r *Recorder) tickIndex(at time.Duration) int {
+	if at <= 0 {
+		return 0
+	}
+	return int(at / r.tick)
+}
+
+// tickRing is how many ticks of per-tick latency are open at once: a terminal state recorded
+// more than tickRing-1 ticks after a later one is left out of the per-tick percentiles (it
+// still counts everywhere else).
+const tickRing = 4
+
+// tickHist accumulates the latencies of the terminal states of one tick.
+type tickHist struct {
+	tick int
+	h    *hdr.Histogram
+}
+
+// tickLatency records a latency in the per-tick histogram of tick i.
+func (r *Recorder) tickLatency(i int, latency time.Duration) {
+	t := &r.ticks[i%tickRing]
+	if t.tick > i {
+		return // too far out of order
+	}
+	if t.tick < i {
+		r.flushTick(t)
+		t.tick = i
+	}
+	record(t.h, latency)
+}
+
+// flushTick stores the latency percentiles of a per-tick histogram in its row and resets it.
+func (r *Recorder) flushTick(t *tickHist) {
+	if t.h.TotalCount() == 0 {
 		return
 	}
-	row := &r.rows[r.cur]
-	row.LatencyP50 = time.Duration(r.tickHist.ValueAtQuantile(50)) * time.Microsecond
-	row.LatencyP99 = time.Duration(r.tickHist.ValueAtQuantile(99)) * time.Microsecond
-	r.tickHist.Reset()
+	if t.tick < len(r.rows) {
+		row := &r.rows[t.tick]
+		row.LatencyP50 = time.Duration(t.h.ValueAtQuantile(50)) * time.Microsecond
+		row.LatencyP99 = time.Duration(t.h.ValueAtQuantile(99)) * time.Microsecond
+	}
+	t.h.Reset()
 }
 
 func (r *Recorder) class(name string) *classAcc {
@@ -386,7 +416,7 @@ func (r *Recorder) Terminal(at time.Duration, class string, outcome Outcome, lat
 	case Ambiguous:
 		row.Ambiguous++
 	}
-	record(r.tickHist, latency)
+	r.tickLatency(r.tickIndex(at), latency)
 	for i := range r.winLat {
 		w := &r.winLat[i]
 		if w.spec.Class != "" && w.spec.Class != class {

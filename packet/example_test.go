@@ -1,0 +1,72 @@
+package packet_test
+
+import (
+	"fmt"
+	"os"
+	"time"
+
+	"goodput/packet"
+)
+
+// A recorder counts the four populations of an arm and checks their conservation.
+func ExampleRecorder() {
+	rec := packet.NewRecorder(packet.Config{
+		Arm: "baseline", Tick: time.Second, Duration: 2 * time.Second,
+		Classes: []string{"checkout"}, Layers: []string{"edge", "payment-risk"},
+	})
+	for i := range 4 {
+		at := time.Duration(i) * 250 * time.Millisecond
+		rec.Offered(at, "checkout")
+		if i == 3 {
+			rec.Rejected(at, "checkout", "limit")
+			continue
+		}
+		rec.Admitted(at, "checkout")
+		rec.Attempt(at, "edge")
+		rec.Attempt(at, "payment-risk")
+		latency := 400 * time.Millisecond
+		outcome := packet.Goodput
+		if i == 2 { // the edge timed out and retried; the success came after the deadline
+			rec.Attempt(at+900*time.Millisecond, "edge")
+			rec.Retry(at+900*time.Millisecond, "edge")
+			latency, outcome = 2*time.Second, packet.Late
+		}
+		rec.Terminal(at+latency, "checkout", outcome, latency)
+	}
+	max := 1.08
+	arm := rec.Finish([]packet.ObjectiveSpec{{Name: "amplification", Metric: "amplification", Max: &max}})
+
+	t := arm.Totals
+	fmt.Printf("offered %d = admitted %d + rejected %d\n", t.Offered, t.Admitted, t.Rejected)
+	fmt.Printf("goodput %d, late %d; attempts %d (%.2f per logical request)\n", t.Goodput, t.Late, t.Attempts, arm.Amplification.Total)
+	for _, o := range arm.Objectives {
+		fmt.Printf("%s: %v %s %v pass=%v\n", o.Name, o.Value, o.Op, o.Target, o.Pass)
+	}
+	for _, inv := range arm.Invariants[:2] {
+		fmt.Printf("%s: %v\n", inv.Name, inv.Pass)
+	}
+	// Output:
+	// offered 4 = admitted 3 + rejected 1
+	// goodput 2, late 1; attempts 7 (1.75 per logical request)
+	// amplification: 1.75 <= 1.08 pass=false
+	// offered = admitted + rejected: true
+	// admitted = goodput + late + expired + failed + ambiguous: true
+}
+
+// The writers turn a packet into packet.json, series.csv and events.jsonl.
+func ExampleWriteSeriesCSV() {
+	rec := packet.NewRecorder(packet.Config{Arm: "a", Start: time.Date(2026, 3, 10, 14, 0, 0, 0, time.UTC), Duration: 2 * time.Second})
+	rec.Offered(0, "c")
+	rec.Admitted(0, "c")
+	rec.Attempt(0, "edge")
+	rec.Terminal(100*time.Millisecond, "c", packet.Goodput, 100*time.Millisecond)
+	rec.Sample(0, packet.Sample{QueueAgeMax: 5 * time.Millisecond, State: "Normal", Generation: 1})
+	arm := rec.Finish(nil)
+	if err := packet.WriteSeriesCSV(os.Stdout, arm); err != nil {
+		fmt.Println(err)
+	}
+	// Output:
+	// t_s,time,arm,offered_per_s,admitted_per_s,rejected_per_s,attempts_per_s,retries_per_s,suppressed_per_s,goodput_per_s,late_per_s,expired_per_s,failed_per_s,ambiguous_per_s,shed_per_s,orphans_per_s,cancellations_completed_per_s,duplicates,amplification,latency_p50_ms,latency_p99_ms,queue_age_max_ms,queue_len,in_flight,pool_waiters,instances_requested,instances_process_ready,instances_route_ready,instances_warm,state,generation,admission_limit,slack_p10_ms
+	// 0,2026-03-10T14:00:00Z,a,1,1,0,1,0,0,1,0,0,0,0,0,0,0,0,1,100.031,100.031,5,0,0,0,0,0,0,0,Normal,1,0,0
+	// 1,2026-03-10T14:00:01Z,a,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,,,,,,,,,,,,,,,
+}

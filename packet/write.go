@@ -1,0 +1,201 @@
+package packet
+
+import (
+	"bufio"
+	"cmp"
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"time"
+)
+
+// The file names of a packet directory.
+const (
+	JSONFile   = "packet.json"
+	SeriesFile = "series.csv"
+	EventsFile = "events.jsonl"
+)
+
+// WriteJSON writes the packet as indented JSON (packet.json), ending in a newline. Identical
+// packets give identical bytes.
+func (p *Packet) WriteJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(p); err != nil {
+		return fmt.Errorf("packet: encode json: %w", err)
+	}
+	return nil
+}
+
+// WriteDir creates dir if needed and writes packet.json, series.csv and events.jsonl in it.
+func (p *Packet) WriteDir(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("packet: %w", err)
+	}
+	for _, f := range []struct {
+		name  string
+		write func(io.Writer) error
+	}{
+		{JSONFile, p.WriteJSON},
+		{SeriesFile, func(w io.Writer) error { return WriteSeriesCSV(w, p.Arms...) }},
+		{EventsFile, func(w io.Writer) error { return WriteEventsJSONL(w, p.Arms...) }},
+	} {
+		if err := writeFile(filepath.Join(dir, f.name), f.write); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func writeFile(path string, write func(io.Writer) error) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("packet: %w", err)
+	}
+	bw := bufio.NewWriter(f)
+	err = write(bw)
+	if err == nil {
+		err = bw.Flush()
+	}
+	if cerr := f.Close(); err == nil && cerr != nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("packet: write %s: %w", path, err)
+	}
+	return nil
+}
+
+// seriesColumns are the fixed columns of series.csv; per-dependency columns follow.
+var seriesColumns = []string{
+	"t_s", "time", "arm",
+	"offered_per_s", "admitted_per_s", "rejected_per_s", "attempts_per_s", "retries_per_s",
+	"suppressed_per_s", "goodput_per_s", "late_per_s", "expired_per_s", "failed_per_s",
+	"ambiguous_per_s", "shed_per_s", "orphans_per_s", "cancellations_completed_per_s",
+	"duplicates", "amplification", "latency_p50_ms", "latency_p99_ms",
+	"queue_age_max_ms", "queue_len", "in_flight", "pool_waiters",
+	"instances_requested", "instances_process_ready", "instances_route_ready", "instances_warm",
+	"state", "generation", "admission_limit", "slack_p10_ms",
+}
+
+// WriteSeriesCSV writes series.csv: a header, then one row per tick per arm on the shared
+// clock, ordered by time and then by arm. Counters are per second of the tick; gauges are
+// the tick's sample (empty when the tick was not sampled); amplification is the tick's
+// attempts per offered request (empty when nothing was offered). Each dependency adds the
+// columns dep_NAME_in_service and dep_NAME_waiting.
+func WriteSeriesCSV(w io.Writer, arms ...Arm) error {
+	var deps []string
+	for _, a := range arms {
+		for _, d := range a.DependencyNames {
+			if !slices.Contains(deps, d) {
+				deps = append(deps, d)
+			}
+		}
+	}
+	cw := csv.NewWriter(w)
+	header := slices.Clone(seriesColumns)
+	for _, d := range deps {
+		header = append(header, "dep_"+d+"_in_service", "dep_"+d+"_waiting")
+	}
+	if err := cw.Write(header); err != nil {
+		return err
+	}
+	n := 0
+	for _, a := range arms {
+		n = max(n, len(a.Series))
+	}
+	rec := make([]string, 0, len(header))
+	for i := range n {
+		for _, a := range arms {
+			if i >= len(a.Series) {
+				continue
+			}
+			rec = seriesRecord(rec[:0], a, a.Series[i], deps)
+			if err := cw.Write(rec); err != nil {
+				return err
+			}
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+func seriesRecord(rec []string, a Arm, row Row, deps []string) []string {
+	tick := time.Duration(a.TickMS * float64(time.Millisecond))
+	if tick <= 0 {
+		tick = time.Second
+	}
+	per := func(n int64) string { return fmtFloat(round(float64(n)/tick.Seconds(), 3)) }
+	i64 := func(n int64) string { return strconv.FormatInt(n, 10) }
+	num := func(n int) string { return strconv.Itoa(n) }
+	rec = append(rec,
+		fmtFloat(seconds(row.T)), a.Start.Add(row.T).UTC().Format(time.RFC3339Nano), a.Name,
+		per(row.Offered), per(row.Admitted), per(row.Rejected), per(row.Attempts), per(row.Retries),
+		per(row.Suppressed), per(row.Goodput), per(row.Late), per(row.Expired), per(row.Failed),
+		per(row.Ambiguous), per(row.Shed), per(row.Orphans), per(row.CancelsCompleted),
+		i64(row.Duplicates),
+	)
+	if amp, ok := ratio(row.Attempts, row.Offered); ok {
+		rec = append(rec, fmtFloat(round(amp, 4)))
+	} else {
+		rec = append(rec, "")
+	}
+	if row.LatencyP99 > 0 || row.LatencyP50 > 0 {
+		rec = append(rec, fmtFloat(ms(row.LatencyP50)), fmtFloat(ms(row.LatencyP99)))
+	} else {
+		rec = append(rec, "", "")
+	}
+	if !row.Sampled {
+		for range 12 {
+			rec = append(rec, "")
+		}
+		for range deps {
+			rec = append(rec, "", "")
+		}
+		return rec
+	}
+	s := row.Sample
+	rec = append(rec,
+		fmtFloat(ms(s.QueueAgeMax)), num(s.QueueLen), num(s.InFlight), num(s.PoolWaiters),
+		num(s.Instances.Requested), num(s.Instances.ProcessReady), num(s.Instances.RouteReady),
+		num(s.Instances.Warm), s.State, strconv.FormatUint(s.Generation, 10),
+		num(s.AdmissionLimit), fmtFloat(ms(s.SlackP10)),
+	)
+	for _, d := range deps {
+		j := slices.Index(a.DependencyNames, d)
+		if j < 0 || j >= len(row.Dependencies) {
+			rec = append(rec, "", "")
+			continue
+		}
+		g := row.Dependencies[j]
+		rec = append(rec, num(g.InService), num(g.Waiting))
+	}
+	return rec
+}
+
+func fmtFloat(x float64) string { return strconv.FormatFloat(x, 'f', -1, 64) }
+
+// WriteEventsJSONL writes events.jsonl: one JSON object per line for every annotation and
+// transition of every arm, ordered by time and then by arm.
+func WriteEventsJSONL(w io.Writer, arms ...Arm) error {
+	var all []Event
+	for _, a := range arms {
+		all = append(all, a.Events...)
+	}
+	// Arms' events are each in time order; a stable sort by time keeps arm order on ties.
+	slices.SortStableFunc(all, func(x, y Event) int { return cmp.Compare(x.T, y.T) })
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	for _, e := range all {
+		if err := enc.Encode(e); err != nil {
+			return err
+		}
+	}
+	return nil
+}
