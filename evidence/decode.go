@@ -293,8 +293,8 @@ func (d *decoder) figures(p *Packet, n ast.Node) {
 			fig.Tolerance = halfUnit(precision)
 			fig.Basis = fmt.Sprintf("precision %d", precision)
 			if hasClaim && fig.ClaimText != "" && stated > precision {
-				d.fail(claimNode, "figure %q claims %s, written to %d decimals, but its precision is %d; expected at most %d decimals",
-					name, fig.ClaimText, stated, precision, precision)
+				d.fail(claimNode, "figure %q claims %s, written to %s, but its precision is %d; expected at most %s",
+					name, fig.ClaimText, statedAs(stated), precision, statedAs(precision))
 			}
 		case fig.ClaimText != "":
 			fig.Tolerance = halfUnit(stated)
@@ -325,7 +325,7 @@ var decimalRE = regexp.MustCompile(`^[-+]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][-+]?[0
 
 // number returns the value of a plain decimal number and its text as written.
 func (d *decoder) number(n ast.Node, what string) (float64, string, bool) {
-	switch n.(type) {
+	switch s := n.(type) {
 	case *ast.IntegerNode, *ast.FloatNode:
 		text := n.GetToken().Value
 		if !decimalRE.MatchString(text) {
@@ -339,6 +339,11 @@ func (d *decoder) number(n ast.Node, what string) (float64, string, bool) {
 		}
 		return v, text, true
 	case *ast.StringNode:
+		if tk := s.GetToken(); tk != nil && tk.Type == token.StringType && decimalRE.MatchString(s.Value) {
+			// A plain number the YAML parser left as text: one too large for a float64.
+			d.fail(n, "%s is %s; expected a finite number", what, s.Value)
+			return 0, "", false
+		}
 		d.fail(n, "%s is %s; expected a number written without quotes, thousands separators or units", what, describe(n))
 	case *ast.InfinityNode, *ast.NanNode:
 		d.fail(n, "%s is %s; expected a finite number", what, describe(n))

@@ -1,6 +1,7 @@
 package evidence
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -100,7 +101,7 @@ func Load(path string) (*Packet, error) {
 // It returns nil if the packet is valid, and otherwise an error joining one error per
 // problem; each is an [*Error].
 func (p *Packet) Validate() error {
-	var errs []error
+	var errs []*Error
 	add := func(at where, format string, args ...any) {
 		errs = append(errs, at.errorf(format, args...))
 	}
@@ -143,7 +144,14 @@ func (p *Packet) Validate() error {
 			errs = append(errs, p.Figures[i].formula.errorAt(p.Figures[i].Formula, fe.offset, "figure %q: %s", p.Figures[i].Name, fe.msg))
 		}
 	}
-	return errors.Join(errs...)
+	slices.SortStableFunc(errs, func(a, b *Error) int {
+		return cmp.Or(cmp.Compare(a.Line, b.Line), cmp.Compare(a.Col, b.Col))
+	})
+	joined := make([]error, len(errs))
+	for i, e := range errs {
+		joined[i] = e
+	}
+	return errors.Join(joined...)
 }
 
 func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
