@@ -1,0 +1,421 @@
+package queue
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"sync"
+	"time"
+)
+
+// Sentinel errors returned by [Queue.Push].
+var (
+	// ErrFull: the queue holds Capacity items.
+	ErrFull = errors.New("queue: full")
+	// ErrDeadline: the item's deadline has passed or leaves less than
+	// Expected for service after dequeue.
+	ErrDeadline = errors.New("queue: deadline cannot be met")
+)
+
+// Reason says why [Queue.Pop] or [Queue.Prune] dropped an item.
+type Reason uint8
+
+// The drop reasons, in the order an item is checked.
+const (
+	// ReasonExpired: the item's deadline has passed.
+	ReasonExpired Reason = iota
+	// ReasonDeadline: the deadline has not passed, but less than
+	// Config.Expected of it remains, so serving the item would finish late.
+	ReasonDeadline
+	// ReasonAge: the item waited longer than Config.MaxAge.
+	ReasonAge
+	// ReasonCoDel: the queue is congested and the item waited longer than
+	// twice Config.Target.
+	ReasonCoDel
+)
+
+// NumReasons is the number of drop reasons; arrays indexed by [Reason] have
+// this length.
+const NumReasons = 4
+
+var reasonNames = [NumReasons]string{"expired", "deadline", "age", "codel"}
+
+// String returns the reason code, for example "expired".
+func (r Reason) String() string {
+	if int(r) < len(reasonNames) {
+		return reasonNames[r]
+	}
+	return "Reason(" + strconv.Itoa(int(r)) + ")"
+}
+
+// Config configures a [Queue]. The zero value is a plain unbounded FIFO that
+// drops nothing but items whose deadline has passed.
+type Config struct {
+	// Capacity bounds the number of queued items; Push returns ErrFull
+	// beyond it. Zero means unbounded.
+	Capacity int
+	// MaxAge drops items that have waited longer. Zero means no age bound.
+	MaxAge time.Duration
+	// Target enables CoDel: the queue is congested for the next Interval
+	// when the age of its oldest useful item stayed above Target at every
+	// Pop during the last Interval, and while congested Pop drops items
+	// older than twice Target (Facebook's variant: slough old work instead of
+	// dropping at an increasing rate). Facebook uses 5 ms. Zero disables
+	// CoDel.
+	Target time.Duration
+	// Interval is CoDel's interval. Zero means 100 ms (Facebook's value)
+	// when Target is set.
+	Interval time.Duration
+	// AdaptiveLIFO serves the newest item first while the queue is
+	// congested, so fresh requests still finish in time while old ones are
+	// dropped. It needs Target.
+	AdaptiveLIFO bool
+	// Expected is the service time an item still needs after it is dequeued:
+	// an item whose deadline leaves less than this is refused by Push and
+	// dropped by Pop. Zero drops only expired items.
+	Expected time.Duration
+}
+
+// Validate reports the first problem with c.
+func (c Config) Validate() error {
+	switch {
+	case c.Capacity < 0:
+		return fmt.Errorf("queue: Capacity %d must not be negative", c.Capacity)
+	case c.MaxAge < 0:
+		return fmt.Errorf("queue: MaxAge %v must not be negative", c.MaxAge)
+	case c.Target < 0:
+		return fmt.Errorf("queue: Target %v must not be negative", c.Target)
+	case c.Interval < 0:
+		return fmt.Errorf("queue: Interval %v must not be negative", c.Interval)
+	case c.Interval > 0 && c.Target == 0:
+		return errors.New("queue: Interval is set but Target is zero; set Target to enable CoDel")
+	case c.AdaptiveLIFO && c.Target == 0:
+		return errors.New("queue: AdaptiveLIFO needs Target, which defines congestion")
+	case c.Expected < 0:
+		return fmt.Errorf("queue: Expected %v must not be negative", c.Expected)
+	}
+	return nil
+}
+
+// Stats is a snapshot of a queue's counters.
+type Stats struct {
+	// Pushed counts accepted items; RejectedFull and RejectedDeadline count
+	// pushes refused with ErrFull and ErrDeadline.
+	Pushed, RejectedFull, RejectedDeadline uint64
+	// Popped counts items returned by Pop; LIFO counts those served newest
+	// first.
+	Popped, LIFO uint64
+	// Dropped counts dropped items by reason.
+	Dropped [NumReasons]uint64
+	// Len is the number of queued items; MaxLen the most there have been.
+	Len, MaxLen int
+	// Congested reports CoDel's current state.
+	Congested bool
+}
+
+// DroppedTotal returns the number of dropped items of every reason.
+func (s Stats) DroppedTotal() uint64 {
+	var n uint64
+	for _, d := range s.Dropped {
+		n += d
+	}
+	return n
+}
+
+type entry[T any] struct {
+	item     T
+	enq      time.Time
+	deadline time.Time // zero: none
+}
+
+// Queue is a FIFO bounded by count, age and deadline, with optional CoDel
+// and adaptive LIFO. Call [Queue.Push] when work arrives and [Queue.Pop]
+// when a worker is free; Pop returns the next item still worth serving and
+// reports every item it drops on the way. [Queue.OldestAge] is the queue's
+// health signal: the age of the oldest item still useful.
+//
+// Items live in a ring buffer that grows by doubling, so a queue in steady
+// state does not allocate. A Queue is safe for concurrent use. Pop and Prune
+// call their drop function without holding the queue's lock.
+type Queue[T any] struct {
+	mu       sync.Mutex
+	cfg      Config
+	interval time.Duration
+	buf      []entry[T]
+	head, n  int
+
+	// CoDel state.
+	observed    bool
+	intervalEnd time.Time
+	minAge      time.Duration // smallest oldest-useful age seen this interval
+	congested   bool
+
+	stats Stats
+}
+
+// New returns an empty queue for cfg, or the error from [Config.Validate].
+func New[T any](cfg Config) (*Queue[T], error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	q := &Queue[T]{cfg: cfg, interval: cfg.Interval}
+	if cfg.Target > 0 && q.interval == 0 {
+		q.interval = 100 * time.Millisecond
+	}
+	return q, nil
+}
+
+// Push enqueues item at now with its absolute deadline (the zero Time means
+// none). It returns [ErrDeadline] when the deadline leaves less than
+// Config.Expected (or has passed), and [ErrFull] when the queue holds
+// Capacity items; in both cases the item is not queued.
+func (q *Queue[T]) Push(now time.Time, item T, deadline time.Time) error {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if !deadline.IsZero() {
+		if left := deadline.Sub(now); left <= 0 || left < q.cfg.Expected {
+			q.stats.RejectedDeadline++
+			return ErrDeadline
+		}
+	}
+	if q.cfg.Capacity > 0 && q.n >= q.cfg.Capacity {
+		q.stats.RejectedFull++
+		return ErrFull
+	}
+	if q.n == len(q.buf) {
+		q.grow()
+	}
+	q.buf[q.index(q.n)] = entry[T]{item: item, enq: now, deadline: deadline}
+	q.n++
+	q.stats.Pushed++
+	q.stats.MaxLen = max(q.stats.MaxLen, q.n)
+	return nil
+}
+
+func (q *Queue[T]) index(i int) int {
+	i += q.head
+	if i >= len(q.buf) {
+		i -= len(q.buf)
+	}
+	return i
+}
+
+func (q *Queue[T]) grow() {
+	size := max(2*len(q.buf), 8)
+	if q.cfg.Capacity > 0 {
+		size = min(size, q.cfg.Capacity)
+	}
+	buf := make([]entry[T], size)
+	for i := range q.n {
+		buf[i] = q.buf[q.index(i)]
+	}
+	q.buf, q.head = buf, 0
+}
+
+// doom reports whether e should be dropped at now, and why. CoDel is not
+// considered here.
+func (q *Queue[T]) doom(e *entry[T], now time.Time) (Reason, bool) {
+	if !e.deadline.IsZero() {
+		left := e.deadline.Sub(now)
+		if left <= 0 {
+			return ReasonExpired, true
+		}
+		if left < q.cfg.Expected {
+			return ReasonDeadline, true
+		}
+	}
+	if q.cfg.MaxAge > 0 && now.Sub(e.enq) > q.cfg.MaxAge {
+		return ReasonAge, true
+	}
+	return 0, false
+}
+
+func (q *Queue[T]) takeHead() T {
+	e := &q.buf[q.head]
+	item := e.item
+	*e = entry[T]{} // release references held by the item
+	q.head = q.index(1)
+	q.n--
+	return item
+}
+
+func (q *Queue[T]) takeTail() T {
+	e := &q.buf[q.index(q.n-1)]
+	item := e.item
+	*e = entry[T]{}
+	q.n--
+	return item
+}
+
+// observe feeds CoDel the age of the oldest useful item (0 when empty).
+func (q *Queue[T]) observe(now time.Time, age time.Duration) {
+	if q.cfg.Target == 0 {
+		return
+	}
+	switch {
+	case !q.observed:
+		q.observed = true
+		q.intervalEnd = now.Add(q.interval)
+		q.minAge = age
+	case !now.Before(q.intervalEnd):
+		// The interval is over: congested for the next one if the oldest
+		// useful item was older than Target at every observation.
+		q.congested = q.minAge > q.cfg.Target
+		q.intervalEnd = now.Add(q.interval)
+		q.minAge = age
+	case age < q.minAge:
+		q.minAge = age
+	}
+}
+
+type outcome uint8
+
+const (
+	outEmpty outcome = iota
+	outServed
+	outDropped
+)
+
+// step removes one item under the lock: the next item to serve, or one item
+// to drop.
+func (q *Queue[T]) step(now time.Time) (item T, r Reason, o outcome) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.n == 0 {
+		q.observe(now, 0)
+		return item, 0, outEmpty
+	}
+	if r, doomed := q.doom(&q.buf[q.head], now); doomed {
+		q.stats.Dropped[r]++
+		return q.takeHead(), r, outDropped
+	}
+	age := now.Sub(q.buf[q.head].enq)
+	q.observe(now, age)
+	if q.congested {
+		if age > 2*q.cfg.Target {
+			q.stats.Dropped[ReasonCoDel]++
+			return q.takeHead(), ReasonCoDel, outDropped
+		}
+		if q.cfg.AdaptiveLIFO {
+			if r, doomed := q.doom(&q.buf[q.index(q.n-1)], now); doomed {
+				q.stats.Dropped[r]++
+				return q.takeTail(), r, outDropped
+			}
+			q.stats.Popped++
+			q.stats.LIFO++
+			return q.takeTail(), 0, outServed
+		}
+	}
+	q.stats.Popped++
+	return q.takeHead(), 0, outServed
+}
+
+// Pop dequeues the next item worth serving at now. On the way it drops, and
+// reports through drop (which may be nil), every item it meets that has
+// expired, cannot meet its deadline after Config.Expected of service, is
+// older than Config.MaxAge or, while CoDel finds the queue congested, is
+// older than twice Config.Target. While congested with Config.AdaptiveLIFO it
+// serves the newest item instead of the oldest. It returns false when no
+// useful item is left.
+//
+// drop is called without the queue's lock held, once per dropped item, before
+// Pop returns.
+func (q *Queue[T]) Pop(now time.Time, drop func(item T, r Reason)) (T, bool) {
+	for {
+		item, r, o := q.step(now)
+		switch o {
+		case outServed:
+			return item, true
+		case outEmpty:
+			return item, false
+		}
+		if drop != nil {
+			drop(item, r)
+		}
+	}
+}
+
+// Prune drops, and reports through drop (which may be nil), every queued
+// item that is already doomed at now: expired, unable to meet its deadline,
+// or older than MaxAge. It keeps the order of the remaining items and returns
+// how many it dropped. Pop drops such items anyway when it meets them; Prune
+// lets a caller release them (and record their terminal state) as soon as
+// they are doomed. It costs O(Len) per dropped item.
+func (q *Queue[T]) Prune(now time.Time, drop func(item T, r Reason)) int {
+	dropped := 0
+	from := 0
+	for {
+		item, r, next, ok := q.pruneOne(now, from)
+		if !ok {
+			return dropped
+		}
+		dropped++
+		from = next
+		if drop != nil {
+			drop(item, r)
+		}
+	}
+}
+
+// pruneOne removes the first doomed item at position from or later.
+func (q *Queue[T]) pruneOne(now time.Time, from int) (item T, r Reason, next int, ok bool) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	for i := from; i < q.n; i++ {
+		r, doomed := q.doom(&q.buf[q.index(i)], now)
+		if !doomed {
+			continue
+		}
+		item = q.buf[q.index(i)].item
+		// Close the gap by shifting the later items one place forward.
+		for j := i; j < q.n-1; j++ {
+			q.buf[q.index(j)] = q.buf[q.index(j+1)]
+		}
+		q.buf[q.index(q.n-1)] = entry[T]{}
+		q.n--
+		q.stats.Dropped[r]++
+		return item, r, i, true
+	}
+	return item, 0, 0, false
+}
+
+// OldestAge returns how long the oldest useful item has waited at now: items
+// that are expired, cannot meet their deadline or are older than MaxAge are
+// skipped (Pop would drop them). It returns 0 when no item is useful. It does
+// not change the queue.
+func (q *Queue[T]) OldestAge(now time.Time) time.Duration {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	for i := range q.n {
+		e := &q.buf[q.index(i)]
+		if _, doomed := q.doom(e, now); !doomed {
+			return max(now.Sub(e.enq), 0)
+		}
+	}
+	return 0
+}
+
+// Len returns the number of queued items, doomed ones included.
+func (q *Queue[T]) Len() int {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.n
+}
+
+// SetExpected changes Config.Expected, for example when the measured
+// service time moves. Negative values are treated as 0.
+func (q *Queue[T]) SetExpected(d time.Duration) {
+	q.mu.Lock()
+	q.cfg.Expected = max(d, 0)
+	q.mu.Unlock()
+}
+
+// Stats returns a snapshot of the queue's counters.
+func (q *Queue[T]) Stats() Stats {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	s := q.stats
+	s.Len = q.n
+	s.Congested = q.congested
+	return s
+}
