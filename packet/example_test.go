@@ -26,7 +26,7 @@ func ExampleRecorder() {
 		rec.Attempt(at, "payment-risk")
 		latency := 400 * time.Millisecond
 		outcome := packet.Goodput
-		if i == 2 { // the edge timed out and retried; the success came after the deadline
+		if i == 1 || i == 2 { // the edge timed out and retried; the success came after the deadline
 			rec.Attempt(at+900*time.Millisecond, "edge")
 			rec.Retry(at+900*time.Millisecond, "edge")
 			latency, outcome = 2*time.Second, packet.Late
@@ -38,7 +38,7 @@ func ExampleRecorder() {
 
 	t := arm.Totals
 	fmt.Printf("offered %d = admitted %d + rejected %d\n", t.Offered, t.Admitted, t.Rejected)
-	fmt.Printf("goodput %d, late %d; attempts %d (%.2f per logical request)\n", t.Goodput, t.Late, t.Attempts, arm.Amplification.Total)
+	fmt.Printf("goodput %d, late %d; attempts %d (%.2f per logical request at the edge)\n", t.Goodput, t.Late, t.Attempts, arm.Amplification.Total)
 	for _, o := range arm.Objectives {
 		fmt.Printf("%s: %v %s %v pass=%v\n", o.Name, o.Value, o.Op, o.Target, o.Pass)
 	}
@@ -47,8 +47,8 @@ func ExampleRecorder() {
 	}
 	// Output:
 	// offered 4 = admitted 3 + rejected 1
-	// goodput 2, late 1; attempts 7 (1.75 per logical request)
-	// amplification: 1.75 <= 1.08 pass=false
+	// goodput 1, late 2; attempts 8 (1.25 per logical request at the edge)
+	// amplification: 1.25 <= 1.08 pass=false
 	// offered = admitted + rejected: true
 	// admitted = goodput + late + expired + failed + ambiguous: true
 }
@@ -66,7 +66,7 @@ func ExampleWriteSeriesCSV() {
 		fmt.Println(err)
 	}
 	// Output:
-	// t_s,time,arm,offered_per_s,admitted_per_s,rejected_per_s,attempts_per_s,retries_per_s,suppressed_per_s,goodput_per_s,late_per_s,expired_per_s,failed_per_s,ambiguous_per_s,shed_per_s,orphans_per_s,cancellations_completed_per_s,duplicates,amplification,latency_p50_ms,latency_p99_ms,queue_age_max_ms,queue_len,in_flight,pool_waiters,instances_requested,instances_process_ready,instances_route_ready,instances_warm,state,generation,admission_limit,slack_p10_ms
-	// 0,2026-03-10T14:00:00Z,a,1,1,0,1,0,0,1,0,0,0,0,0,0,0,0,1,100.031,100.031,5,0,0,0,0,0,0,0,Normal,1,0,0
-	// 1,2026-03-10T14:00:01Z,a,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,,,,,,,,,,,,,,,
+	// t_s,time,arm,offered_per_s,admitted_per_s,rejected_per_s,attempts_per_s,retries_per_s,suppressed_per_s,goodput_per_s,late_per_s,expired_per_s,failed_per_s,ambiguous_per_s,shed_per_s,orphans_per_s,cancellations_completed_per_s,duplicates,amplification,latency_p50_ms,latency_p99_ms,queue_age_max_ms,queue_len,in_flight,pool_waiters,instances_requested,instances_process_ready,instances_route_ready,instances_warm,state,generation,admission_limit,slack_p10_ms,attempts_edge_per_s
+	// 0,2026-03-10T14:00:00Z,a,1,1,0,1,0,0,1,0,0,0,0,0,0,0,0,1,100.031,100.031,5,0,0,0,0,0,0,0,Normal,1,0,0,1
+	// 1,2026-03-10T14:00:01Z,a,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,,,,,,,,,,,,,,,,0
 }

@@ -88,8 +88,7 @@ func (r *Recorder) Finish(objectives []ObjectiveSpec) Arm {
 		t.Orphans += l.orphans
 		t.CancelsCompleted += l.cancels
 	}
-	amp, _ := ratio(t.Attempts, t.Offered)
-	a.Amplification.Total = round(amp, 4)
+	a.Amplification.Total = maxLayerRatio(r.layerAttempts(), t.Offered)
 	t.Suppressed = r.suppressed
 	rr, _ := ratio(t.Retries, t.Admitted)
 	a.Retry = Retry{Retries: t.Retries, Ratio: round(rr, 4), Suppressed: r.suppressed, SuppressedBy: copyMap(r.suppressedBy)}
@@ -191,6 +190,28 @@ func (r *Recorder) Finish(objectives []ObjectiveSpec) Arm {
 		a.Dependencies = []DependencyStats{}
 	}
 	return a
+}
+
+// layerAttempts returns the attempts at every layer over the run.
+func (r *Recorder) layerAttempts() []int64 {
+	n := make([]int64, len(r.lay))
+	for i, l := range r.lay {
+		n[i] = l.attempts
+	}
+	return n
+}
+
+// maxLayerRatio is the amplification of the most amplified layer: max attempts / offered,
+// rounded to four decimals; 0 when nothing was offered.
+func maxLayerRatio(attempts []int64, offered int64) float64 {
+	if offered == 0 {
+		return 0
+	}
+	var m int64
+	for _, n := range attempts {
+		m = max(m, n)
+	}
+	return round(float64(m)/float64(offered), 4)
 }
 
 // end is the length of the run: the configured Duration, or the end of the last tick when

@@ -18,7 +18,8 @@ import (
 //	goodput_fraction x    goodput / offered over the window
 //	duplicates      count duplicate mutations of every kind in the window
 //	queue_age_max   ms    largest sampled oldest-queue age in the window
-//	amplification   x     attempts / offered over the window
+//	amplification   x     attempts / offered over the window at the most amplified layer
+//	                      (see Amplification)
 //	retry_ratio     x     retries / admitted over the window
 //	time_to_normal  s     from After until the load state is Normal for good (see Recovery)
 //
@@ -94,7 +95,7 @@ func (r *Recorder) evaluate(s ObjectiveSpec) Objective {
 	case s.Metric == "amplification":
 		o.Unit = "x"
 		value, ok, note = r.windowValue(s, func(sum rowSum) (float64, bool) {
-			return ratio(sum.attempts, sum.offered)
+			return maxLayerRatio(sum.layerAttempts, sum.offered), sum.offered > 0
 		})
 	case s.Metric == "retry_ratio":
 		o.Unit = "x"
@@ -216,6 +217,7 @@ type rowSum struct {
 	ticks, sampled                       int
 	seconds                              float64
 	offered, admitted, attempts, retries int64
+	layerAttempts                        []int64
 	goodput, duplicates                  int64
 	queueAgeMax                          time.Duration
 	minGoodputRate                       float64
@@ -239,6 +241,12 @@ func (r *Recorder) windowValue(s ObjectiveSpec, f func(rowSum) (float64, bool)) 
 		sum.offered += row.Offered
 		sum.admitted += row.Admitted
 		sum.attempts += row.Attempts
+		for i, n := range row.LayerAttempts {
+			for len(sum.layerAttempts) <= i {
+				sum.layerAttempts = append(sum.layerAttempts, 0)
+			}
+			sum.layerAttempts[i] += n
+		}
 		sum.retries += row.Retries
 		sum.goodput += row.Goodput
 		sum.duplicates += row.Duplicates

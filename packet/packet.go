@@ -103,7 +103,14 @@ type Rates struct {
 	Retries   float64 `json:"retries"`
 }
 
-// Amplification is attempts per offered logical request, in total and by layer.
+// Amplification is attempts per offered logical request, by layer and in total.
+//
+// ByLayer is a layer's attempts (first tries, retries, hedges, fan-out) per offered logical
+// request. Total is the largest of them: retries compose multiplicatively down the call
+// tree, so the most amplified layer carries the product of the layers above it (edge retries
+// ×1.28 over service retries ×1.22 show as 1.5616 at the dependency). A run without retries
+// or fan-out has Total 1 however many layers a request crosses. (Totals.Attempts, by
+// contrast, sums every try at every layer: the physical work.)
 type Amplification struct {
 	Total   float64            `json:"total"`
 	ByLayer map[string]float64 `json:"by_layer"`
@@ -277,6 +284,10 @@ type Row struct {
 	Offered, Admitted, Rejected, Attempts, Retries, Suppressed int64
 	Goodput, Late, Expired, Failed, Ambiguous, Shed            int64
 	Orphans, CancelsCompleted, Duplicates                      int64
+
+	// LayerAttempts are the tick's attempts by layer, in the order of the arm's Layers (a
+	// shorter slice means zeros for the layers after it).
+	LayerAttempts []int64
 
 	// LatencyP50 and LatencyP99 are of the requests that reached a terminal state in the tick.
 	LatencyP50, LatencyP99 time.Duration

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"time"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
@@ -338,11 +339,15 @@ func (r *Recorder) class(name string) *classAcc {
 }
 
 func (r *Recorder) layer(name string) *layerAcc {
+	return &r.lay[r.layerIndex(name)]
+}
+
+func (r *Recorder) layerIndex(name string) int {
 	i, added := r.layers.find(name)
 	if added {
 		r.lay = append(r.lay, layerAcc{})
 	}
-	return &r.lay[i]
+	return i
 }
 
 func (r *Recorder) dependency(name string) int {
@@ -376,8 +381,14 @@ func (r *Recorder) Rejected(at time.Duration, class, reason string) {
 
 // Attempt records one physical try at a layer: first tries and retries alike.
 func (r *Recorder) Attempt(at time.Duration, layer string) {
-	r.layer(layer).attempts++
-	r.row(at).Attempts++
+	i := r.layerIndex(layer)
+	r.lay[i].attempts++
+	row := r.row(at)
+	row.Attempts++
+	if len(row.LayerAttempts) <= i {
+		row.LayerAttempts = slices.Grow(row.LayerAttempts, len(r.lay)-len(row.LayerAttempts))[:len(r.lay)]
+	}
+	row.LayerAttempts[i]++
 }
 
 // Retry records that the attempt just recorded at the layer was a retry (call Attempt too).

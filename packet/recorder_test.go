@@ -275,8 +275,9 @@ func TestAmplificationAndLayers(t *testing.T) {
 	if diff := cmp.Diff(wantBy, a.Amplification.ByLayer); diff != "" {
 		t.Errorf("by layer (-want +got):\n%s", diff)
 	}
-	if a.Amplification.Total != 2.5 {
-		t.Errorf("total amplification = %v, want 2.5", a.Amplification.Total)
+	// The most amplified layer, not the sum over layers.
+	if a.Amplification.Total != 1.28 || a.Totals.Attempts != 250 {
+		t.Errorf("total amplification = %v, attempts %d; want 1.28 and 250", a.Amplification.Total, a.Totals.Attempts)
 	}
 	wantRetry := Retry{Retries: 50, Ratio: 0.5, Suppressed: 3, SuppressedBy: map[string]int64{"budget": 2, "deadline": 1}}
 	if diff := cmp.Diff(wantRetry, a.Retry); diff != "" {
@@ -547,5 +548,41 @@ func TestTickLatencyOutOfOrder(t *testing.T) {
 	}
 	if a.Latency.Count != 5 || a.Series[1].Goodput != 2 {
 		t.Errorf("late terminal state lost from the totals: count %d, tick 1 goodput %d", a.Latency.Count, a.Series[1].Goodput)
+	}
+}
+
+// TestAmplificationComposes replays the seed's arithmetic: 28% edge retries over 22% service
+// retries of the dependency call amplify the dependency's attempts 1.28 × 1.22 = 1.5616×.
+func TestAmplificationComposes(t *testing.T) {
+	r := NewRecorder(Config{Layers: []string{"edge", "service", "payment-risk"}, Duration: time.Second})
+	for i := range 10000 {
+		r.Offered(0, "checkout")
+		tries := 1
+		if i < 2800 {
+			tries = 2 // the edge timed out and retried
+		}
+		for range tries {
+			r.Attempt(0, "edge")
+			r.Attempt(0, "service")
+			r.Attempt(0, "payment-risk")
+		}
+	}
+	// 22% of the 12,800 service attempts retry the dependency call.
+	for range 2816 {
+		r.Attempt(0, "payment-risk")
+		r.Retry(0, "payment-risk")
+	}
+	a := r.Finish([]ObjectiveSpec{{Name: "amp", Metric: "amplification", Max: ptr(1.08)}})
+	if a.Amplification.Total != 1.5616 {
+		t.Errorf("total amplification = %v, want 1.5616", a.Amplification.Total)
+	}
+	if got := a.Amplification.ByLayer["edge"]; got != 1.28 {
+		t.Errorf("edge amplification = %v, want 1.28", got)
+	}
+	if o := a.Objectives[0]; o.Value != 1.5616 || o.Pass {
+		t.Errorf("objective = %+v", o)
+	}
+	if a.Totals.Attempts != 12800+12800+15616 {
+		t.Errorf("attempts = %d, want every try at every layer", a.Totals.Attempts)
 	}
 }

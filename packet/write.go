@@ -87,11 +87,17 @@ var seriesColumns = []string{
 // WriteSeriesCSV writes series.csv: a header, then one row per tick per arm on the shared
 // clock, ordered by time and then by arm. Counters are per second of the tick; gauges are
 // the tick's sample (empty when the tick was not sampled); amplification is the tick's
-// attempts per offered request (empty when nothing was offered). Each dependency adds the
+// attempts per offered request at its most amplified layer (see [Amplification]; empty when
+// nothing was offered). Each layer adds a column attempts_LAYER_per_s and each dependency the
 // columns dep_NAME_in_service and dep_NAME_waiting.
 func WriteSeriesCSV(w io.Writer, arms ...Arm) error {
-	var deps []string
+	var layers, deps []string
 	for _, a := range arms {
+		for _, l := range a.Layers {
+			if !slices.Contains(layers, l.Name) {
+				layers = append(layers, l.Name)
+			}
+		}
 		for _, d := range a.DependencyNames {
 			if !slices.Contains(deps, d) {
 				deps = append(deps, d)
@@ -100,6 +106,9 @@ func WriteSeriesCSV(w io.Writer, arms ...Arm) error {
 	}
 	cw := csv.NewWriter(w)
 	header := slices.Clone(seriesColumns)
+	for _, l := range layers {
+		header = append(header, "attempts_"+l+"_per_s")
+	}
 	for _, d := range deps {
 		header = append(header, "dep_"+d+"_in_service", "dep_"+d+"_waiting")
 	}
@@ -116,7 +125,7 @@ func WriteSeriesCSV(w io.Writer, arms ...Arm) error {
 			if i >= len(a.Series) {
 				continue
 			}
-			rec = seriesRecord(rec[:0], a, a.Series[i], deps)
+			rec = seriesRecord(rec[:0], a, a.Series[i], layers, deps)
 			if err := cw.Write(rec); err != nil {
 				return err
 			}
@@ -126,7 +135,7 @@ func WriteSeriesCSV(w io.Writer, arms ...Arm) error {
 	return cw.Error()
 }
 
-func seriesRecord(rec []string, a Arm, row Row, deps []string) []string {
+func seriesRecord(rec []string, a Arm, row Row, layers, deps []string) []string {
 	tick := time.Duration(a.TickMS * float64(time.Millisecond))
 	if tick <= 0 {
 		tick = time.Second
@@ -141,8 +150,8 @@ func seriesRecord(rec []string, a Arm, row Row, deps []string) []string {
 		per(row.Ambiguous), per(row.Shed), per(row.Orphans), per(row.CancelsCompleted),
 		i64(row.Duplicates),
 	)
-	if amp, ok := ratio(row.Attempts, row.Offered); ok {
-		rec = append(rec, fmtFloat(round(amp, 4)))
+	if row.Offered > 0 {
+		rec = append(rec, fmtFloat(maxLayerRatio(row.LayerAttempts, row.Offered)))
 	} else {
 		rec = append(rec, "")
 	}
@@ -155,18 +164,28 @@ func seriesRecord(rec []string, a Arm, row Row, deps []string) []string {
 		for range 12 {
 			rec = append(rec, "")
 		}
+	} else {
+		s := row.Sample
+		rec = append(rec,
+			fmtFloat(ms(s.QueueAgeMax)), num(s.QueueLen), num(s.InFlight), num(s.PoolWaiters),
+			num(s.Instances.Requested), num(s.Instances.ProcessReady), num(s.Instances.RouteReady),
+			num(s.Instances.Warm), s.State, strconv.FormatUint(s.Generation, 10),
+			num(s.AdmissionLimit), fmtFloat(ms(s.SlackP10)),
+		)
+	}
+	for _, l := range layers {
+		var n int64
+		if j := slices.IndexFunc(a.Layers, func(x LayerStats) bool { return x.Name == l }); j >= 0 && j < len(row.LayerAttempts) {
+			n = row.LayerAttempts[j]
+		}
+		rec = append(rec, per(n))
+	}
+	if !row.Sampled {
 		for range deps {
 			rec = append(rec, "", "")
 		}
 		return rec
 	}
-	s := row.Sample
-	rec = append(rec,
-		fmtFloat(ms(s.QueueAgeMax)), num(s.QueueLen), num(s.InFlight), num(s.PoolWaiters),
-		num(s.Instances.Requested), num(s.Instances.ProcessReady), num(s.Instances.RouteReady),
-		num(s.Instances.Warm), s.State, strconv.FormatUint(s.Generation, 10),
-		num(s.AdmissionLimit), fmtFloat(ms(s.SlackP10)),
-	)
 	for _, d := range deps {
 		j := slices.Index(a.DependencyNames, d)
 		if j < 0 || j >= len(row.Dependencies) {
