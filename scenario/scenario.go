@@ -1,0 +1,1284 @@
+package scenario
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/invopop/jsonschema"
+)
+
+// Scenario is one *.scenario.yaml: the inputs of a replay. It declares offered load,
+// request classes and the stages they run, a topology of entries, services and
+// dependencies, faults on a timeline, the policy arms to compare, objectives and alert
+// rules. It never declares results: every figure a replay reports comes from the model
+// running these inputs.
+//
+// Decode a file with [Load] or [Decode]; both call [Scenario.Validate].
+type Scenario struct {
+	// Name names the scenario in reports and packets.
+	Name string `yaml:"name" json:"name"`
+	// Description is free text for readers.
+	Description string `yaml:"description,omitempty" json:"description,omitempty"`
+	// Seed is the default random seed; the replay's --seed flag overrides it. Zero is a
+	// valid seed.
+	Seed uint64 `yaml:"seed,omitempty" json:"seed,omitempty"`
+	// Trials is how many independent seeds a sweep runs (seed, seed+1, …). Zero means 1.
+	Trials int `yaml:"trials,omitempty" json:"trials,omitempty"`
+	// Clock fixes the virtual clock: start instant, length and tick.
+	Clock Clock `yaml:"clock" json:"clock"`
+	// Load is the open-loop offered logical load.
+	Load Traffic `yaml:"load" json:"load"`
+	// Classes is the request mix; shares sum to 1.
+	Classes []Class `yaml:"classes" json:"classes"`
+	// Topology is the graph the classes' stages run through.
+	Topology Topology `yaml:"topology" json:"topology"`
+	// Faults is the incident timeline: each fault changes an input for a window.
+	Faults []Fault `yaml:"faults,omitempty" json:"faults,omitempty"`
+	// Arms are the policies compared on identical offered load and random draws.
+	Arms []Arm `yaml:"arms" json:"arms"`
+	// Objectives are evaluated on every arm.
+	Objectives []Objective `yaml:"objectives,omitempty" json:"objectives,omitempty"`
+	// Alerts are rules annotated on the timeline when they fire.
+	Alerts []Alert `yaml:"alerts,omitempty" json:"alerts,omitempty"`
+}
+
+// Clock fixes the virtual clock of a replay.
+type Clock struct {
+	// Start is the wall instant of virtual time 0, for labels and for the controls'
+	// `now`. The zero value starts at the zero time.Time.
+	Start Instant `yaml:"start,omitempty" json:"start,omitempty"`
+	// Duration is how long offered load arrives. Required.
+	Duration Duration `yaml:"duration" json:"duration"`
+	// Tick is the series sampling and controller step period. Zero means 1s.
+	Tick Duration `yaml:"tick,omitempty" json:"tick,omitempty"`
+	// Drain is how long, after Duration, work already in flight may run to its terminal
+	// state before the run stops (no new arrivals come in that time; anything still in
+	// flight then is counted as failed). Zero means the longest class deadline plus every
+	// timeout that could still run, at least 10s.
+	Drain Duration `yaml:"drain,omitempty" json:"drain,omitempty"`
+}
+
+// Arrival processes of offered load.
+const (
+	ArrivalsPoisson = "poisson" // exponential inter-arrival times (the default)
+	ArrivalsUniform = "uniform" // evenly spaced arrivals
+)
+
+// Traffic is the open-loop offered logical load: it follows the schedule whatever the
+// system's latency, and every request's latency is measured from its intended send time.
+type Traffic struct {
+	// Arrivals is the arrival process: poisson (the default) or uniform.
+	Arrivals string `yaml:"arrivals,omitempty" json:"arrivals,omitempty" jsonschema:"enum=poisson,enum=uniform"`
+	// Schedule is a piecewise-constant logical offered rate: each step holds from its At
+	// until the next step's. The first step must be at 0s.
+	Schedule []RateStep `yaml:"schedule" json:"schedule"`
+	// Keys is the popularity of the logical keys requests carry.
+	Keys Keys `yaml:"keys,omitempty" json:"keys,omitempty"`
+}
+
+// RateStep is one step of the offered-load schedule.
+type RateStep struct {
+	// At is when the step begins, from the start of the run.
+	At Duration `yaml:"at" json:"at"`
+	// Rate is the logical offered rate from At on.
+	Rate Rate `yaml:"rate" json:"rate"`
+}
+
+// Keys is the popularity of request keys (the keys caches and keyed dependencies see).
+type Keys struct {
+	// Count is how many distinct keys there are. Zero means 1,000,000.
+	Count int `yaml:"count,omitempty" json:"count,omitempty"`
+	// Zipf is the Zipf exponent of key popularity (> 1); zero means uniform popularity.
+	Zipf float64 `yaml:"zipf,omitempty" json:"zipf,omitempty"`
+}
+
+// Admission classes, from most to least valuable (see control/admission).
+const (
+	AdmissionContinuation = "continuation"
+	AdmissionLookup       = "lookup"
+	AdmissionStandard     = "standard"
+	AdmissionSheddable    = "sheddable"
+)
+
+// Class is one kind of logical request and the stages it runs.
+type Class struct {
+	// Name names the class in reports (e.g. new_checkout).
+	Name string `yaml:"name" json:"name"`
+	// Share is the class's share of offered load; the shares of all classes sum to 1.
+	Share Fraction `yaml:"share" json:"share"`
+	// Deadline is the absolute end-to-end deadline, measured from the intended send time.
+	// A success after it is late, not goodput. Required.
+	Deadline Duration `yaml:"deadline" json:"deadline"`
+	// Admission is the class's admission class: continuation, lookup, standard (the
+	// default) or sheddable.
+	Admission string `yaml:"admission,omitempty" json:"admission,omitempty" jsonschema:"enum=continuation,enum=lookup,enum=standard,enum=sheddable"`
+	// Idempotent says a blind retry of the class is safe without identity deduplication.
+	// A retry of a non-idempotent class without identity may execute its mutations twice.
+	Idempotent bool `yaml:"idempotent,omitempty" json:"idempotent,omitempty"`
+	// Entry names the entry the class's requests arrive through. Empty means the first
+	// entry of the topology.
+	Entry string `yaml:"entry,omitempty" json:"entry,omitempty"`
+	// Stages run in order on the entry's target service. At least one.
+	Stages []Stage `yaml:"stages" json:"stages"`
+}
+
+// Mutation kinds: the correctness-sensitive effects a stage can have. A mutation executed
+// twice for one logical request is a duplicate.
+const (
+	MutationPaymentAuthorization = "payment_authorization"
+	MutationOrderCommit          = "order_commit"
+)
+
+// Fallbacks of an optional stage that fails or is shed.
+const (
+	FallbackSkip         = "skip"         // omit the feature (the default)
+	FallbackConservative = "conservative" // use the approved conservative answer
+)
+
+// Stage is one step of a class: CPU work on a worker of the service (Work set) or a
+// call to a dependency through the calling instance's connection pool (Dependency set).
+// Exactly one of Work and Dependency is set.
+type Stage struct {
+	// Name names the stage (e.g. inventory, risk, receipt_enrichment). Optional stages are
+	// shed under this name unless Feature is set.
+	Name string `yaml:"name" json:"name"`
+	// Service is the service whose worker runs Work. Empty means the entry's target.
+	Service string `yaml:"service,omitempty" json:"service,omitempty"`
+	// Work is the CPU time of the stage on a worker (a constant such as 4ms or a
+	// distribution).
+	Work Dist `yaml:"work,omitempty" json:"work,omitempty"`
+	// Dependency names the dependency the stage calls.
+	Dependency string `yaml:"dependency,omitempty" json:"dependency,omitempty"`
+	// Optional marks work that may be shed or fail without failing the request (a
+	// recommendation, a receipt enrichment): a degraded but correct response.
+	Optional bool `yaml:"optional,omitempty" json:"optional,omitempty"`
+	// Fallback is what an optional stage answers when it fails or is shed: skip (the
+	// default) or conservative. Only for optional stages.
+	Fallback string `yaml:"fallback,omitempty" json:"fallback,omitempty" jsonschema:"enum=skip,enum=conservative"`
+	// Feature is the name the shed plan uses for the stage. Empty means Name.
+	Feature string `yaml:"feature,omitempty" json:"feature,omitempty"`
+	// Mutation marks a correctness-sensitive effect of a dependency call:
+	// payment_authorization or order_commit. It takes effect when the dependency finishes
+	// the call, whether or not the caller is still waiting.
+	Mutation string `yaml:"mutation,omitempty" json:"mutation,omitempty" jsonschema:"enum=payment_authorization,enum=order_commit"`
+}
+
+// Topology is the graph requests run through: entries route to services, whose
+// instances run the classes' stages and call dependencies.
+type Topology struct {
+	// Entries are where logical requests enter (edges, clients). At least one.
+	Entries []Entry `yaml:"entries" json:"entries"`
+	// Services are the application services. At least one.
+	Services []Service `yaml:"services" json:"services"`
+	// Dependencies are what the services call.
+	Dependencies []Dependency `yaml:"dependencies,omitempty" json:"dependencies,omitempty"`
+}
+
+// Entry is an edge or a client: it sends each logical request to its target service as
+// one or more attempts, each with its own timeout.
+type Entry struct {
+	// Name names the entry; it is the attempt layer of its attempts (e.g. edge).
+	Name string `yaml:"name" json:"name"`
+	// Target names the service the entry routes to.
+	Target string `yaml:"target" json:"target"`
+	// Timeout is the per-attempt timeout: the entry stops waiting for an attempt after it
+	// (the attempt's work goes on unless the policy cancels it). Zero means no timeout.
+	Timeout Duration `yaml:"timeout,omitempty" json:"timeout,omitempty"`
+	// Retries is the entry's own retry policy.
+	Retries Retries `yaml:"retries,omitempty" json:"retries,omitempty"`
+}
+
+// Retry triggers: which failures a retry policy retries.
+const (
+	RetryOnTimeout  = "timeout"  // the caller's timeout fired
+	RetryOnError    = "error"    // the callee answered with an error
+	RetryOnOverload = "overload" // the callee refused the work (queue full, pool exhausted)
+)
+
+// Retries is one layer's retry policy.
+type Retries struct {
+	// Max is the most retries per request at this layer (attempts = 1 + Max). Zero means
+	// no retries.
+	Max int `yaml:"max,omitempty" json:"max,omitempty"`
+	// On lists the triggers: timeout, error, overload. Empty means all three.
+	On []string `yaml:"on,omitempty" json:"on,omitempty"`
+	// Backoff is the delay before a retry; zero retries at once.
+	Backoff Duration `yaml:"backoff,omitempty" json:"backoff,omitempty"`
+}
+
+// Routers: how a service's router picks an instance for an attempt.
+const (
+	RouterRoundRobin  = "round_robin"
+	RouterRandom      = "random"
+	RouterLeastLoaded = "least_loaded" // fewest attempts queued or in service (the default)
+)
+
+// Service is an application service: instances behind a router, each with a worker
+// pool, a queue in front of it and one connection pool per dependency.
+type Service struct {
+	// Name names the service; it is the attempt layer of the retries it makes.
+	Name string `yaml:"name" json:"name"`
+	// Instances is how many warm instances serve at the start. At least one.
+	Instances int `yaml:"instances" json:"instances"`
+	// Workers is the worker pool of each instance: attempts in service at once. A worker
+	// is held for the whole attempt, including its dependency calls. At least one.
+	Workers int `yaml:"workers" json:"workers"`
+	// Queue is the queue in front of each instance's workers.
+	Queue Queue `yaml:"queue,omitempty" json:"queue,omitempty"`
+	// Router is how attempts are spread over instances: round_robin, random or
+	// least_loaded (the default).
+	Router string `yaml:"router,omitempty" json:"router,omitempty" jsonschema:"enum=round_robin,enum=random,enum=least_loaded"`
+	// Cold describes instances added by a scale fault until they are warm.
+	Cold Cold `yaml:"cold,omitempty" json:"cold,omitempty"`
+}
+
+// Queue is the count-bounded FIFO queue of the baseline; a policy may replace it with an
+// age-bounded one.
+type Queue struct {
+	// Capacity is the most attempts waiting per instance; one more is refused as
+	// overload. Zero means unbounded.
+	Capacity int `yaml:"capacity,omitempty" json:"capacity,omitempty"`
+}
+
+// Cold is how a newly added instance works before it is warm: it loads code,
+// connections, routing state and caches.
+type Cold struct {
+	// Startup is the time from the instance being requested until its process is ready
+	// (scheduling, image pull, process start). Zero means at once.
+	Startup Duration `yaml:"startup,omitempty" json:"startup,omitempty"`
+	// RateFactor is the instance's service rate while cold as a fraction of a warm one:
+	// its work takes 1/RateFactor as long and only RateFactor of its connection pools
+	// are usable. Zero means 1 (cold instances are as fast as warm ones).
+	RateFactor Factor `yaml:"rate_factor,omitempty" json:"rate_factor,omitempty"`
+	// For is how long an instance stays cold after its process is ready.
+	For Duration `yaml:"for,omitempty" json:"for,omitempty"`
+}
+
+// Dependency is a downstream the services call through bounded per-instance connection
+// pools, served by a bounded number of servers shared by all callers.
+type Dependency struct {
+	// Name names the dependency (e.g. payment-risk).
+	Name string `yaml:"name" json:"name"`
+	// ServiceTime is the log-normal service time at the dependency, fixed by its median
+	// and p99; faults may change it.
+	ServiceTime Quantiles `yaml:"service_time" json:"service_time"`
+	// ErrorRate is the fraction of calls the dependency answers with an error; faults may
+	// change it. Zero means none.
+	ErrorRate Fraction `yaml:"error_rate,omitempty" json:"error_rate,omitempty"`
+	// Concurrency is how many calls the dependency serves at once, across all callers;
+	// more wait in its FIFO queue. Zero means unlimited.
+	Concurrency int `yaml:"concurrency,omitempty" json:"concurrency,omitempty"`
+	// Pool is each calling instance's connection pool to the dependency.
+	Pool Pool `yaml:"pool,omitempty" json:"pool,omitempty"`
+	// Timeout is the calling service's timeout for one call, from asking for a
+	// connection (waiting for one counts) to the answer. Zero means no timeout. A policy
+	// with dependency_timeout: derived takes the smaller of it and the remaining deadline
+	// minus the reserve.
+	Timeout Duration `yaml:"timeout,omitempty" json:"timeout,omitempty"`
+	// Retries is the calling service's retry policy for the dependency.
+	Retries Retries `yaml:"retries,omitempty" json:"retries,omitempty"`
+	// Keyed says the dependency deduplicates mutations by the logical identity a policy
+	// with identity sends (an idempotency key).
+	Keyed bool `yaml:"keyed,omitempty" json:"keyed,omitempty"`
+}
+
+// Pool is a bounded connection pool per calling instance.
+type Pool struct {
+	// PerInstance is the number of connections each calling instance holds to the
+	// dependency. A connection is held from the call's start until the dependency
+	// finishes it (or cancellation stops it). Zero means unbounded.
+	PerInstance int `yaml:"per_instance,omitempty" json:"per_instance,omitempty"`
+}
+
+// Fault changes an input of the scenario for a window of the run. Exactly one of its
+// kinds is set: a dependency change (Dependency with ServiceTime and/or ErrorRate), a
+// traffic Shift, or a Scale of a service.
+type Fault struct {
+	// At is when the fault begins, from the start of the run.
+	At Duration `yaml:"at" json:"at"`
+	// For is how long it lasts; zero means until the end of the run. A scale fault is
+	// permanent and takes no For.
+	For Duration `yaml:"for,omitempty" json:"for,omitempty"`
+	// Note describes the fault on the timeline (e.g. "storage maintenance").
+	Note string `yaml:"note,omitempty" json:"note,omitempty"`
+	// Dependency names the dependency a service-time or error-rate fault changes.
+	Dependency string `yaml:"dependency,omitempty" json:"dependency,omitempty"`
+	// ServiceTime replaces the dependency's service-time distribution during the fault.
+	ServiceTime *Quantiles `yaml:"service_time,omitempty" json:"service_time,omitempty"`
+	// ErrorRate replaces the dependency's error rate during the fault.
+	ErrorRate *Fraction `yaml:"error_rate,omitempty" json:"error_rate,omitempty"`
+	// Service names the service whose stage work a WorkFactor fault changes.
+	Service string `yaml:"service,omitempty" json:"service,omitempty"`
+	// WorkFactor multiplies the Service's stage work during the fault (e.g. 300% for a
+	// slowdown to a third of the speed).
+	WorkFactor Factor `yaml:"work_factor,omitempty" json:"work_factor,omitempty"`
+	// Shift multiplies the offered rate (a regional failover moving traffic in).
+	Shift *Shift `yaml:"shift,omitempty" json:"shift,omitempty"`
+	// Scale adds instances to a service (an autoscaler's request); they arrive cold.
+	Scale *Scale `yaml:"scale,omitempty" json:"scale,omitempty"`
+}
+
+// Shift multiplies the offered logical rate while the fault lasts.
+type Shift struct {
+	// Rate is the multiplier, e.g. 115% for 15% more traffic.
+	Rate Factor `yaml:"rate" json:"rate"`
+}
+
+// Scale is an autoscaler's request for more instances of a service. The instances start
+// after the service's Cold.Startup and work cold for Cold.For.
+type Scale struct {
+	// Service names the service.
+	Service string `yaml:"service" json:"service"`
+	// Add is the number of instances requested. At least one.
+	Add int `yaml:"add" json:"add"`
+}
+
+// Arm is one policy compared in the experiment.
+type Arm struct {
+	// Name names the arm (e.g. baseline, protected).
+	Name string `yaml:"name" json:"name"`
+	// Policy is the arm's overload policy.
+	Policy Policy `yaml:"policy" json:"policy"`
+}
+
+// Retry modes of a policy.
+const (
+	RetryModeLayered = "layered" // each layer retries as its topology declares, independently
+	RetryModeBudget  = "budget"  // one budget bounds the retries of every layer
+)
+
+// Dependency-timeout modes of a policy.
+const (
+	TimeoutFixed   = "fixed"   // the dependency's declared timeout, whatever the deadline
+	TimeoutDerived = "derived" // the smaller of that and the remaining deadline minus the reserve
+)
+
+// Queue kinds of a policy.
+const (
+	QueueFIFO = "fifo" // the service's count-bounded FIFO
+	QueueAge  = "age"  // age- and deadline-bounded (control/queue), optionally CoDel and adaptive LIFO
+)
+
+// Readiness gates: when a new instance starts taking traffic.
+const (
+	ReadyProcess = "process" // as soon as its process is ready (cold)
+	ReadyWarm    = "warm"    // only once it is warm
+)
+
+// Policy is an arm's overload policy: which controls run and how.
+type Policy struct {
+	// Deadline is deadline propagation and cancellation.
+	Deadline DeadlinePolicy `yaml:"deadline,omitempty" json:"deadline,omitempty"`
+	// Identity sends one logical identity with every attempt, so keyed dependencies
+	// deduplicate mutations (control/identity).
+	Identity bool `yaml:"identity,omitempty" json:"identity,omitempty"`
+	// Retries is the retry mode.
+	Retries RetryPolicy `yaml:"retries,omitempty" json:"retries,omitempty"`
+	// DependencyTimeout is fixed (the default) or derived.
+	DependencyTimeout string `yaml:"dependency_timeout,omitempty" json:"dependency_timeout,omitempty" jsonschema:"enum=fixed,enum=derived"`
+	// Queue is the instances' queue discipline.
+	Queue QueuePolicy `yaml:"queue,omitempty" json:"queue,omitempty"`
+	// Admission is adaptive admission at the entries; nil means every request is admitted.
+	Admission *AdmissionPolicy `yaml:"admission,omitempty" json:"admission,omitempty"`
+	// Shed is typed shedding of optional stages; nil means nothing is shed.
+	Shed *ShedPolicy `yaml:"shed,omitempty" json:"shed,omitempty"`
+	// LoadState is the load-state machine; nil means none (the arm has no load state).
+	LoadState *LoadStatePolicy `yaml:"loadstate,omitempty" json:"loadstate,omitempty"`
+	// Readiness is when new instances take traffic: process (the default) or warm.
+	Readiness string `yaml:"readiness,omitempty" json:"readiness,omitempty" jsonschema:"enum=process,enum=warm"`
+}
+
+// DeadlinePolicy is deadline propagation and cancellation (control/deadline).
+type DeadlinePolicy struct {
+	// Propagate carries the absolute deadline to every layer: entries stop retrying and
+	// queues drop work that can no longer finish in time.
+	Propagate bool `yaml:"propagate,omitempty" json:"propagate,omitempty"`
+	// Cancel stops downstream work (queued attempts, dependency calls) when its caller
+	// gives up or the deadline passes; without it abandoned work runs on as orphans.
+	Cancel bool `yaml:"cancel,omitempty" json:"cancel,omitempty"`
+	// Reserve is the time kept back from a call's timeout for the rest of the path.
+	Reserve Duration `yaml:"reserve,omitempty" json:"reserve,omitempty"`
+}
+
+// RetryPolicy selects how retries are bounded.
+type RetryPolicy struct {
+	// Mode is layered (the default) or budget.
+	Mode string `yaml:"mode,omitempty" json:"mode,omitempty" jsonschema:"enum=layered,enum=budget"`
+	// Budget is the unified retry budget of mode budget.
+	Budget *BudgetPolicy `yaml:"budget,omitempty" json:"budget,omitempty"`
+}
+
+// BudgetPolicy is one retry budget shared by every layer and class (control/budget).
+type BudgetPolicy struct {
+	// Ratio is retries allowed per admitted request (e.g. 2%). A load-state machine's
+	// policy replaces it as the state changes.
+	Ratio Fraction `yaml:"ratio" json:"ratio"`
+	// MinPerSecond is a floor of retries allowed however few requests there are.
+	MinPerSecond Rate `yaml:"min_per_second,omitempty" json:"min_per_second,omitempty"`
+	// TTL is how long a deposit of retry allowance lasts. Zero means 10s.
+	TTL Duration `yaml:"ttl,omitempty" json:"ttl,omitempty"`
+}
+
+// QueuePolicy is the queue discipline of every instance.
+type QueuePolicy struct {
+	// Kind is fifo (the default: the service's count-bounded queue) or age.
+	Kind string `yaml:"kind,omitempty" json:"kind,omitempty" jsonschema:"enum=fifo,enum=age"`
+	// MaxAge drops queued work older than this (kind age). Zero means no age bound.
+	MaxAge Duration `yaml:"max_age,omitempty" json:"max_age,omitempty"`
+	// Target is CoDel's target queueing delay (kind age). Zero turns CoDel off.
+	Target Duration `yaml:"target,omitempty" json:"target,omitempty"`
+	// Interval is CoDel's interval (kind age). Zero means 100ms when Target is set.
+	Interval Duration `yaml:"interval,omitempty" json:"interval,omitempty"`
+	// AdaptiveLIFO serves the newest item first while CoDel reports congestion.
+	AdaptiveLIFO bool `yaml:"adaptive_lifo,omitempty" json:"adaptive_lifo,omitempty"`
+}
+
+// AdmissionPolicy is adaptive admission by class at the entries (control/admission). Its
+// limit is derived by the controller from measured queueing delay, never declared.
+type AdmissionPolicy struct {
+	// Adaptive turns the adaptive limit on. Without it only the class reservations and
+	// the deadline check apply, on a limit sized from the topology.
+	Adaptive bool `yaml:"adaptive,omitempty" json:"adaptive,omitempty"`
+	// Target is the mean queueing delay above which the adaptive limit decreases. Zero
+	// means 20ms.
+	Target Duration `yaml:"target,omitempty" json:"target,omitempty"`
+	// Reserve keeps a fraction of the limit for the more valuable classes.
+	Reserve Reserve `yaml:"reserve,omitempty" json:"reserve,omitempty"`
+}
+
+// Reserve is the share of the admission limit that less valuable classes may not use.
+type Reserve struct {
+	// Continuation is kept for payment continuations: standard and sheddable work may not
+	// use it.
+	Continuation Fraction `yaml:"continuation,omitempty" json:"continuation,omitempty"`
+	// Lookup is kept, in addition, for continuations and lookups.
+	Lookup Fraction `yaml:"lookup,omitempty" json:"lookup,omitempty"`
+}
+
+// Shed plans.
+const (
+	ShedPlanDefault = "default" // every optional stage sheds in Protected, sheddable classes from Pressured
+)
+
+// ShedPolicy is typed shedding of optional stages (control/shed).
+type ShedPolicy struct {
+	// Plan names the shed plan: default.
+	Plan string `yaml:"plan,omitempty" json:"plan,omitempty" jsonschema:"enum=default"`
+	// Features limits shedding to these optional stage features; empty means every
+	// optional stage.
+	Features []string `yaml:"features,omitempty" json:"features,omitempty"`
+}
+
+// Load-state presets.
+const (
+	LoadStateNorthstar = "northstar" // control/loadstate.Northstar()
+)
+
+// LoadStatePolicy is the Normal/Pressured/Protected/Recovering machine (control/loadstate).
+type LoadStatePolicy struct {
+	// Preset names the machine's configuration: northstar.
+	Preset string `yaml:"preset" json:"preset" jsonschema:"enum=northstar"`
+	// Trigger names the dependency whose health gates the way out of Protected. Empty
+	// means the dependency of the first dependency fault, or the first dependency.
+	Trigger string `yaml:"trigger,omitempty" json:"trigger,omitempty"`
+}
+
+// Objective metrics.
+const (
+	MetricLatencyP50      = "latency_p50"
+	MetricLatencyP99      = "latency_p99"
+	MetricLatencyP999     = "latency_p999"
+	MetricGoodputRate     = "goodput_rate"
+	MetricGoodputFraction = "goodput_fraction"
+	MetricDuplicates      = "duplicates"
+	MetricQueueAgeMax     = "queue_age_max"
+	MetricAmplification   = "amplification"
+	MetricRetryRatio      = "retry_ratio"
+	MetricTimeToNormal    = "time_to_normal"
+)
+
+var objectiveMetrics = []string{
+	MetricLatencyP50, MetricLatencyP99, MetricLatencyP999, MetricGoodputRate, MetricGoodputFraction,
+	MetricDuplicates, MetricQueueAgeMax, MetricAmplification, MetricRetryRatio, MetricTimeToNormal,
+}
+
+// Objective is a bound on one measured figure of each arm.
+type Objective struct {
+	// Name names the objective in reports.
+	Name string `yaml:"name" json:"name"`
+	// Metric is one of latency_p50, latency_p99, latency_p999 (ms), goodput_rate (/s),
+	// goodput_fraction, duplicates, queue_age_max (ms), amplification, retry_ratio and
+	// time_to_normal (s).
+	Metric string `yaml:"metric" json:"metric" jsonschema:"enum=latency_p50,enum=latency_p99,enum=latency_p999,enum=goodput_rate,enum=goodput_fraction,enum=duplicates,enum=queue_age_max,enum=amplification,enum=retry_ratio,enum=time_to_normal"`
+	// Class restricts a latency objective to one class.
+	Class string `yaml:"class,omitempty" json:"class,omitempty"`
+	// Min and Max bound the value; at least one is set. Write them in the metric's
+	// units: 1800ms, 7800/s, 1.08, 2%, 12m.
+	Min *Bound `yaml:"min,omitempty" json:"min,omitempty"`
+	Max *Bound `yaml:"max,omitempty" json:"max,omitempty"`
+	// Window restricts the objective to the ticks in [From, To).
+	Window *Window `yaml:"window,omitempty" json:"window,omitempty"`
+	// State restricts the objective to ticks in that load state (e.g. Normal).
+	State string `yaml:"state,omitempty" json:"state,omitempty" jsonschema:"enum=Normal,enum=Pressured,enum=Protected,enum=Recovering"`
+	// After is the instant time_to_normal is measured from.
+	After Duration `yaml:"after,omitempty" json:"after,omitempty"`
+	// Stat is the aggregate of goodput_rate over the window: mean (the default) or min.
+	Stat string `yaml:"stat,omitempty" json:"stat,omitempty" jsonschema:"enum=mean,enum=min"`
+}
+
+// Window is a span of the run, [From, To); a zero To means the end of the run.
+type Window struct {
+	From Duration `yaml:"from,omitempty" json:"from,omitempty"`
+	To   Duration `yaml:"to,omitempty" json:"to,omitempty"`
+}
+
+// Alert is a rule evaluated once per tick on each arm; it is annotated on the timeline
+// when it starts firing.
+type Alert struct {
+	// Name names the alert.
+	Name string `yaml:"name" json:"name"`
+	// Metric is what the rule watches: timeout_rate (edge timeouts per attempt),
+	// queue_age (oldest useful queued work), goodput_fraction or amplification.
+	Metric string `yaml:"metric" json:"metric" jsonschema:"enum=timeout_rate,enum=queue_age,enum=goodput_fraction,enum=amplification"`
+	// Above and Below are the thresholds (one of them), in the metric's units.
+	Above *Bound `yaml:"above,omitempty" json:"above,omitempty"`
+	Below *Bound `yaml:"below,omitempty" json:"below,omitempty"`
+	// For is how long the condition must hold before the alert fires.
+	For Duration `yaml:"for,omitempty" json:"for,omitempty"`
+}
+
+var alertMetrics = []string{"timeout_rate", "queue_age", "goodput_fraction", "amplification"}
+
+// BoundUnit is the unit a [Bound] was written in.
+type BoundUnit uint8
+
+// Units of a Bound.
+const (
+	UnitNumber   BoundUnit = iota // a plain number: 1.08, 0
+	UnitDuration                  // a duration: 1800ms, 12m
+	UnitRate                      // a rate: 7800/s
+	UnitPercent                   // a percentage: 2%
+)
+
+// Bound is an objective's or an alert's threshold, written in its metric's units: a plain
+// number (1.08, 0), a duration (1800ms, 12m), a rate (7800/s) or a percentage (2%).
+type Bound struct {
+	// Value is the threshold in the metric's canonical unit: milliseconds for latency and
+	// queue-age metrics, seconds for time_to_normal, per second for rates, and a plain
+	// ratio for percentages and numbers. [Objective] conversion uses [Bound.In].
+	Value float64
+	// Unit is how the bound was written.
+	Unit BoundUnit
+	text string
+}
+
+// ParseBound parses a threshold: a number, a duration, a rate or a percentage.
+func ParseBound(s string) (Bound, error) {
+	t := strings.TrimSpace(s)
+	switch {
+	case t == "":
+		return Bound{}, fmt.Errorf("empty bound; expected a number (1.08), a duration (1800ms), a rate (7800/s) or a percentage (2%%)")
+	case strings.HasSuffix(t, "%"):
+		f, _, err := parseRatio(t, "a percentage", "2%")
+		if err != nil {
+			return Bound{}, err
+		}
+		return Bound{Value: f, Unit: UnitPercent, text: t}, nil
+	case strings.Contains(t, "/"):
+		r, err := ParseRate(t)
+		if err != nil {
+			return Bound{}, err
+		}
+		return Bound{Value: float64(r), Unit: UnitRate, text: t}, nil
+	case isBareNumber(t):
+		v, err := parseDecimal(strings.TrimPrefix(t, "+"))
+		if err != nil {
+			return Bound{}, fmt.Errorf("invalid number %q; expected a finite number such as 1.08", t)
+		}
+		return Bound{Value: v, Unit: UnitNumber, text: t}, nil
+	}
+	d, err := ParseDuration(t)
+	if err != nil {
+		return Bound{}, fmt.Errorf("invalid bound %q; expected a number (1.08), a duration (1800ms), a rate (7800/s) or a percentage (2%%)", t)
+	}
+	return Bound{Value: float64(d), Unit: UnitDuration, text: t}, nil
+}
+
+// Duration returns a duration bound as a time.Duration.
+func (b Bound) Duration() time.Duration { return time.Duration(b.Value) }
+
+// String returns the bound as written (or a canonical spelling).
+func (b Bound) String() string {
+	if b.text != "" {
+		return b.text
+	}
+	switch b.Unit {
+	case UnitDuration:
+		return Duration(b.Value).String()
+	case UnitRate:
+		return Rate(b.Value).String()
+	case UnitPercent:
+		return formatPercent(b.Value)
+	}
+	return formatNumber(b.Value)
+}
+
+// UnmarshalText implements [encoding.TextUnmarshaler] with [ParseBound].
+func (b *Bound) UnmarshalText(p []byte) error {
+	v, err := ParseBound(string(p))
+	if err != nil {
+		return err
+	}
+	*b = v
+	return nil
+}
+
+// MarshalText implements [encoding.TextMarshaler].
+func (b Bound) MarshalText() ([]byte, error) { return []byte(b.String()), nil }
+
+// MarshalJSON encodes b as a JSON string (or number for a plain number).
+func (b Bound) MarshalJSON() ([]byte, error) {
+	if b.Unit == UnitNumber {
+		return []byte(strconv.FormatFloat(b.Value, 'g', -1, 64)), nil
+	}
+	return json.Marshal(b.String())
+}
+
+// UnmarshalJSON decodes a JSON string or number.
+func (b *Bound) UnmarshalJSON(p []byte) error {
+	var f float64
+	if json.Unmarshal(p, &f) == nil {
+		if math.IsNaN(f) || math.IsInf(f, 0) {
+			return fmt.Errorf("bound %s is not finite", p)
+		}
+		*b = Bound{Value: f, Unit: UnitNumber}
+		return nil
+	}
+	var s string
+	if err := json.Unmarshal(p, &s); err != nil {
+		return fmt.Errorf("got %s; expected a number or a string such as \"1800ms\", \"7800/s\" or \"2%%\"", p)
+	}
+	return b.UnmarshalText([]byte(s))
+}
+
+// JSONSchema describes the spellings of a Bound.
+func (Bound) JSONSchema() *jsonschema.Schema {
+	return &jsonschema.Schema{
+		OneOf: []*jsonschema.Schema{
+			{Type: "number"},
+			{Type: "string"},
+		},
+		Description: "A threshold in its metric's units: a number (1.08), a duration (1800ms), a rate (7800/s) or a percentage (2%).",
+		Examples:    []any{"1800ms", "7800/s", 1.08, "2%"},
+	}
+}
+
+// Validate checks the meaning of a decoded scenario: required fields, ranges, names that
+// must exist or be unique, and combinations that make no sense. It returns every problem
+// it finds as an [Errors] list of [FieldError]s whose paths are YAML paths
+// ($.classes[1].share), which [Decode] turns into file:line:col; nil when the scenario is
+// valid.
+func (s *Scenario) Validate() error {
+	v := validator{s: s}
+	v.run()
+	return v.errs.Err()
+}
+
+type validator struct {
+	s    *Scenario
+	errs Errors
+}
+
+func (v *validator) addf(path, format string, args ...any) { v.errs.Addf(path, format, args...) }
+
+func oneOf(s string, allowed ...string) bool {
+	for _, a := range allowed {
+		if s == a {
+			return true
+		}
+	}
+	return false
+}
+
+func quoteList(xs []string) string {
+	q := make([]string, len(xs))
+	for i, x := range xs {
+		q[i] = strconv.Quote(x)
+	}
+	return strings.Join(q, ", ")
+}
+
+func (v *validator) run() {
+	s := v.s
+	if strings.TrimSpace(s.Name) == "" {
+		v.addf("$.name", "name is empty; expected a name for the scenario, e.g. northstar")
+	}
+	if s.Trials < 0 {
+		v.addf("$.trials", "trials is %d; expected 1 or more (or omit it for 1)", s.Trials)
+	}
+	v.clock()
+	v.load()
+	names := v.topology()
+	v.classes(names)
+	v.faults(names)
+	v.arms(names)
+	v.objectives()
+	v.alerts()
+}
+
+func (v *validator) clock() {
+	c := v.s.Clock
+	if c.Duration <= 0 {
+		v.addf("$.clock.duration", "duration is %s; expected a positive length of the run, e.g. 40m", c.Duration)
+	}
+	if c.Tick < 0 {
+		v.addf("$.clock.tick", "tick is %s; expected a positive period, e.g. 1s (or omit it for 1s)", c.Tick)
+	} else if c.Duration > 0 && c.Tick > c.Duration {
+		v.addf("$.clock.tick", "tick %s is longer than the run (%s); expected a shorter period, e.g. 1s", c.Tick, c.Duration)
+	} else if c.Duration > 0 && c.Tick > 0 && time.Duration(c.Duration)/time.Duration(c.Tick) > 10_000_000 {
+		v.addf("$.clock.tick", "tick %s makes more than 10,000,000 ticks in %s; expected a longer period", c.Tick, c.Duration)
+	}
+	if c.Drain < 0 {
+		v.addf("$.clock.drain", "drain is %s; expected zero or more", c.Drain)
+	}
+}
+
+func (v *validator) load() {
+	l := v.s.Load
+	if l.Arrivals != "" && !oneOf(l.Arrivals, ArrivalsPoisson, ArrivalsUniform) {
+		v.addf("$.load.arrivals", "unknown arrival process %q; expected poisson or uniform", l.Arrivals)
+	}
+	if len(l.Schedule) == 0 {
+		v.addf("$.load.schedule", "schedule is empty; expected at least one step, e.g. [{at: 0s, rate: 9000/s}]")
+	}
+	var total float64
+	for i, st := range l.Schedule {
+		p := fmt.Sprintf("$.load.schedule[%d]", i)
+		switch {
+		case i == 0 && st.At != 0:
+			v.addf(p+".at", "first step is at %s; expected the schedule to start at 0s", st.At)
+		case i > 0 && st.At <= l.Schedule[i-1].At:
+			v.addf(p+".at", "step at %s does not come after the previous step (%s); expected steps in increasing time", st.At, l.Schedule[i-1].At)
+		}
+		if st.At < 0 {
+			v.addf(p+".at", "at is %s; expected zero or more", st.At)
+		}
+		if st.Rate > 10_000_000 {
+			v.addf(p+".rate", "rate %s is more than 10,000,000/s; expected a rate one machine can replay", st.Rate)
+		}
+		total += float64(st.Rate)
+	}
+	if len(l.Schedule) > 0 && total == 0 {
+		v.addf("$.load.schedule", "every step has rate 0/s; expected some offered load")
+	}
+	if l.Keys.Count < 0 {
+		v.addf("$.load.keys.count", "count is %d; expected a positive number of keys", l.Keys.Count)
+	}
+	if l.Keys.Zipf != 0 && !(l.Keys.Zipf > 1) {
+		v.addf("$.load.keys.zipf", "zipf is %v; expected an exponent above 1 (or omit it for uniform popularity)", l.Keys.Zipf)
+	}
+}
+
+// topoNames indexes the topology's names for cross-references.
+type topoNames struct {
+	entries  map[string]int
+	services map[string]int
+	deps     map[string]int
+	features map[string]bool
+}
+
+func (v *validator) retries(p string, r Retries) {
+	if r.Max < 0 {
+		v.addf(p+".max", "max is %d; expected zero or more retries", r.Max)
+	} else if r.Max > 10 {
+		v.addf(p+".max", "max is %d; expected at most 10 retries per request", r.Max)
+	}
+	for i, on := range r.On {
+		if !oneOf(on, RetryOnTimeout, RetryOnError, RetryOnOverload) {
+			v.addf(fmt.Sprintf("%s.on[%d]", p, i), "unknown retry trigger %q; expected timeout, error or overload", on)
+		}
+	}
+	if r.Backoff < 0 {
+		v.addf(p+".backoff", "backoff is %s; expected zero or more", r.Backoff)
+	}
+}
+
+func (v *validator) topology() topoNames {
+	t := v.s.Topology
+	n := topoNames{entries: map[string]int{}, services: map[string]int{}, deps: map[string]int{}, features: map[string]bool{}}
+	layer := map[string]string{} // every name is an attempt layer or a dependency in reports
+	unique := func(p, kind, name string) bool {
+		if strings.TrimSpace(name) == "" {
+			v.addf(p+".name", "name is empty; expected a name for the %s", kind)
+			return false
+		}
+		if prev, ok := layer[name]; ok {
+			v.addf(p+".name", "name %q is already used by %s; expected names unique across entries, services and dependencies", name, prev)
+			return false
+		}
+		layer[name] = kind + " " + strconv.Quote(name)
+		return true
+	}
+	if len(t.Services) == 0 {
+		v.addf("$.topology.services", "no services; expected at least one service for the entries to route to")
+	}
+	for i, sv := range t.Services {
+		p := fmt.Sprintf("$.topology.services[%d]", i)
+		if unique(p, "service", sv.Name) {
+			n.services[sv.Name] = i
+		}
+		if sv.Instances < 1 {
+			v.addf(p+".instances", "instances is %d; expected at least 1", sv.Instances)
+		} else if sv.Instances > 100_000 {
+			v.addf(p+".instances", "instances is %d; expected at most 100000", sv.Instances)
+		}
+		if sv.Workers < 1 {
+			v.addf(p+".workers", "workers is %d; expected at least 1 worker per instance", sv.Workers)
+		} else if sv.Workers > 1_000_000 {
+			v.addf(p+".workers", "workers is %d; expected at most 1000000", sv.Workers)
+		}
+		if sv.Queue.Capacity < 0 {
+			v.addf(p+".queue.capacity", "capacity is %d; expected zero (unbounded) or more", sv.Queue.Capacity)
+		}
+		if sv.Router != "" && !oneOf(sv.Router, RouterRoundRobin, RouterRandom, RouterLeastLoaded) {
+			v.addf(p+".router", "unknown router %q; expected round_robin, random or least_loaded", sv.Router)
+		}
+		if sv.Cold.Startup < 0 {
+			v.addf(p+".cold.startup", "startup is %s; expected zero or more", sv.Cold.Startup)
+		}
+		if sv.Cold.RateFactor < 0 || sv.Cold.RateFactor > 1 {
+			v.addf(p+".cold.rate_factor", "rate_factor is %s; expected a fraction of the warm rate above 0 and at most 100%%", sv.Cold.RateFactor)
+		}
+		if sv.Cold.For < 0 {
+			v.addf(p+".cold.for", "for is %s; expected zero or more", sv.Cold.For)
+		}
+	}
+	for i, d := range t.Dependencies {
+		p := fmt.Sprintf("$.topology.dependencies[%d]", i)
+		if unique(p, "dependency", d.Name) {
+			n.deps[d.Name] = i
+		}
+		if d.ServiceTime.IsZero() {
+			v.addf(p+".service_time", "service_time is missing; expected {p50: …, p99: …}, e.g. {p50: 38ms, p99: 95ms}")
+		} else {
+			v.errs.Merge(p+".service_time", d.ServiceTime.Validate())
+		}
+		if d.Concurrency < 0 {
+			v.addf(p+".concurrency", "concurrency is %d; expected zero (unlimited) or more", d.Concurrency)
+		}
+		if d.Pool.PerInstance < 0 {
+			v.addf(p+".pool.per_instance", "per_instance is %d; expected zero (unbounded) or more", d.Pool.PerInstance)
+		}
+		if d.Timeout < 0 {
+			v.addf(p+".timeout", "timeout is %s; expected zero (none) or more", d.Timeout)
+		}
+		v.retries(p+".retries", d.Retries)
+	}
+	if len(t.Entries) == 0 {
+		v.addf("$.topology.entries", "no entries; expected at least one edge or client, e.g. {name: edge, target: checkout}")
+	}
+	for i, e := range t.Entries {
+		p := fmt.Sprintf("$.topology.entries[%d]", i)
+		if unique(p, "entry", e.Name) {
+			n.entries[e.Name] = i
+		}
+		if _, ok := n.services[e.Target]; !ok {
+			v.addf(p+".target", "target %q is not a service; expected one of %s", e.Target, quoteList(serviceNames(t)))
+		}
+		if e.Timeout < 0 {
+			v.addf(p+".timeout", "timeout is %s; expected zero (none) or more", e.Timeout)
+		}
+		v.retries(p+".retries", e.Retries)
+	}
+	return n
+}
+
+func serviceNames(t Topology) []string {
+	var out []string
+	for _, s := range t.Services {
+		out = append(out, s.Name)
+	}
+	return out
+}
+
+func dependencyNames(t Topology) []string {
+	var out []string
+	for _, d := range t.Dependencies {
+		out = append(out, d.Name)
+	}
+	return out
+}
+
+func (v *validator) classes(n topoNames) {
+	cs := v.s.Classes
+	if len(cs) == 0 {
+		v.addf("$.classes", "no classes; expected at least one request class with a share, a deadline and stages")
+	}
+	seen := map[string]bool{}
+	var sum float64
+	for i, c := range cs {
+		p := fmt.Sprintf("$.classes[%d]", i)
+		if strings.TrimSpace(c.Name) == "" {
+			v.addf(p+".name", "name is empty; expected a class name, e.g. new_checkout")
+		} else if seen[c.Name] {
+			v.addf(p+".name", "class %q is declared twice; expected unique class names", c.Name)
+		}
+		seen[c.Name] = true
+		sum += float64(c.Share)
+		if c.Deadline <= 0 {
+			v.addf(p+".deadline", "deadline is %s; expected a positive end-to-end deadline, e.g. 1.8s", c.Deadline)
+		}
+		if c.Admission != "" && !oneOf(c.Admission, AdmissionContinuation, AdmissionLookup, AdmissionStandard, AdmissionSheddable) {
+			v.addf(p+".admission", "unknown admission class %q; expected continuation, lookup, standard or sheddable", c.Admission)
+		}
+		target := ""
+		if c.Entry != "" {
+			if i, ok := n.entries[c.Entry]; !ok {
+				v.addf(p+".entry", "entry %q is not declared; expected one of the topology's entries", c.Entry)
+			} else {
+				target = v.s.Topology.Entries[i].Target
+			}
+		} else if len(v.s.Topology.Entries) > 0 {
+			target = v.s.Topology.Entries[0].Target
+		}
+		if len(c.Stages) == 0 {
+			v.addf(p+".stages", "no stages; expected at least one stage (work on the service or a dependency call)")
+		}
+		stageNames := map[string]bool{}
+		for j, st := range c.Stages {
+			sp := fmt.Sprintf("%s.stages[%d]", p, j)
+			if strings.TrimSpace(st.Name) == "" {
+				v.addf(sp+".name", "name is empty; expected a stage name, e.g. inventory")
+			} else if stageNames[st.Name] {
+				v.addf(sp+".name", "stage %q appears twice in the class; expected unique stage names", st.Name)
+			}
+			stageNames[st.Name] = true
+			hasWork := st.Work.Kind() != DistNone || st.Work != (Dist{})
+			switch {
+			case hasWork && st.Dependency != "":
+				v.addf(sp, "sets both work and dependency; expected one: work on the service or a call to a dependency")
+			case !hasWork && st.Dependency == "":
+				v.addf(sp, "sets neither work nor dependency; expected one, e.g. {work: 4ms} or {dependency: payment-risk}")
+			case hasWork:
+				v.errs.Merge(sp+".work", st.Work.Validate())
+			}
+			if st.Dependency != "" {
+				if _, ok := n.deps[st.Dependency]; !ok {
+					v.addf(sp+".dependency", "dependency %q is not declared; expected one of %s", st.Dependency, quoteList(dependencyNames(v.s.Topology)))
+				}
+			}
+			if st.Service != "" {
+				if _, ok := n.services[st.Service]; !ok {
+					v.addf(sp+".service", "service %q is not declared; expected one of %s", st.Service, quoteList(serviceNames(v.s.Topology)))
+				} else if target != "" && st.Service != target {
+					v.addf(sp+".service", "service %q is not the class's entry target %q; expected stages to run on the service the entry routes to", st.Service, target)
+				}
+			}
+			if st.Fallback != "" {
+				if !oneOf(st.Fallback, FallbackSkip, FallbackConservative) {
+					v.addf(sp+".fallback", "unknown fallback %q; expected skip or conservative", st.Fallback)
+				} else if !st.Optional {
+					v.addf(sp+".fallback", "a required stage has no fallback; expected fallback only with optional: true")
+				}
+			}
+			if st.Mutation != "" {
+				switch {
+				case !oneOf(st.Mutation, MutationPaymentAuthorization, MutationOrderCommit):
+					v.addf(sp+".mutation", "unknown mutation %q; expected payment_authorization or order_commit", st.Mutation)
+				case st.Dependency == "":
+					v.addf(sp+".mutation", "a mutation is a dependency call's effect; expected dependency to be set")
+				case st.Optional:
+					v.addf(sp+".mutation", "a mutation cannot be optional; expected optional: false")
+				}
+			}
+			if st.Optional {
+				f := st.Feature
+				if f == "" {
+					f = st.Name
+				}
+				n.features[f] = true
+			} else if st.Feature != "" {
+				v.addf(sp+".feature", "only optional stages have a shed feature; expected optional: true")
+			}
+		}
+	}
+	if len(cs) > 0 && math.Abs(sum-1) > 1e-6 {
+		v.addf("$.classes", "class shares sum to %s; expected them to sum to 100%%", formatPercent(sum))
+	}
+}
+
+func (v *validator) faults(n topoNames) {
+	for i, f := range v.s.Faults {
+		p := fmt.Sprintf("$.faults[%d]", i)
+		if f.At < 0 {
+			v.addf(p+".at", "at is %s; expected zero or more", f.At)
+		}
+		if f.For < 0 {
+			v.addf(p+".for", "for is %s; expected zero (until the end) or more", f.For)
+		}
+		kinds := 0
+		if f.Dependency != "" || f.ServiceTime != nil || f.ErrorRate != nil {
+			kinds++
+			if _, ok := n.deps[f.Dependency]; !ok {
+				v.addf(p+".dependency", "dependency %q is not declared; expected one of %s", f.Dependency, quoteList(dependencyNames(v.s.Topology)))
+			}
+			if f.ServiceTime == nil && f.ErrorRate == nil {
+				v.addf(p, "a dependency fault changes nothing; expected service_time or error_rate")
+			}
+			if f.ServiceTime != nil {
+				v.errs.Merge(p+".service_time", f.ServiceTime.Validate())
+			}
+		}
+		if f.Service != "" || f.WorkFactor != 0 {
+			kinds++
+			if _, ok := n.services[f.Service]; !ok {
+				v.addf(p+".service", "service %q is not declared; expected one of %s", f.Service, quoteList(serviceNames(v.s.Topology)))
+			}
+			if !(f.WorkFactor > 0) {
+				v.addf(p+".work_factor", "work_factor is %s; expected a positive multiplier of the service's work, e.g. 300%%", f.WorkFactor)
+			}
+		}
+		if f.Shift != nil {
+			kinds++
+			if !(f.Shift.Rate > 0) {
+				v.addf(p+".shift.rate", "rate is %s; expected a positive multiplier of the offered rate, e.g. 115%%", f.Shift.Rate)
+			}
+		}
+		if f.Scale != nil {
+			kinds++
+			if _, ok := n.services[f.Scale.Service]; !ok {
+				v.addf(p+".scale.service", "service %q is not declared; expected one of %s", f.Scale.Service, quoteList(serviceNames(v.s.Topology)))
+			}
+			if f.Scale.Add < 1 || f.Scale.Add > 100_000 {
+				v.addf(p+".scale.add", "add is %d; expected 1 to 100000 instances", f.Scale.Add)
+			}
+			if f.For != 0 {
+				v.addf(p+".for", "a scale fault is permanent; expected no for")
+			}
+		}
+		switch {
+		case kinds == 0:
+			v.addf(p, "the fault changes nothing; expected one of dependency (with service_time or error_rate), service with work_factor, shift or scale")
+		case kinds > 1:
+			v.addf(p, "the fault mixes %d kinds; expected exactly one of dependency, service, shift or scale per fault", kinds)
+		}
+	}
+}
+
+func (v *validator) arms(n topoNames) {
+	if len(v.s.Arms) == 0 {
+		v.addf("$.arms", "no arms; expected at least one policy arm, e.g. {name: baseline, policy: {}}")
+	}
+	seen := map[string]bool{}
+	for i, a := range v.s.Arms {
+		p := fmt.Sprintf("$.arms[%d]", i)
+		if strings.TrimSpace(a.Name) == "" {
+			v.addf(p+".name", "name is empty; expected an arm name, e.g. baseline")
+		} else if seen[a.Name] {
+			v.addf(p+".name", "arm %q is declared twice; expected unique arm names", a.Name)
+		}
+		seen[a.Name] = true
+		v.policy(p+".policy", a.Policy, n)
+	}
+}
+
+func (v *validator) policy(p string, pol Policy, n topoNames) {
+	if pol.Deadline.Reserve < 0 {
+		v.addf(p+".deadline.reserve", "reserve is %s; expected zero or more", pol.Deadline.Reserve)
+	}
+	switch pol.Retries.Mode {
+	case "", RetryModeLayered:
+		if pol.Retries.Budget != nil {
+			v.addf(p+".retries.budget", "a budget needs mode: budget; expected mode: budget or no budget")
+		}
+	case RetryModeBudget:
+		b := pol.Retries.Budget
+		if b == nil {
+			v.addf(p+".retries", "mode budget has no budget; expected budget: {ratio: 2%%}")
+			break
+		}
+		if b.TTL < 0 {
+			v.addf(p+".retries.budget.ttl", "ttl is %s; expected zero (10s) or more", b.TTL)
+		}
+	default:
+		v.addf(p+".retries.mode", "unknown retry mode %q; expected layered or budget", pol.Retries.Mode)
+	}
+	if pol.DependencyTimeout != "" && !oneOf(pol.DependencyTimeout, TimeoutFixed, TimeoutDerived) {
+		v.addf(p+".dependency_timeout", "unknown dependency timeout %q; expected fixed or derived", pol.DependencyTimeout)
+	}
+	q := pol.Queue
+	switch q.Kind {
+	case "", QueueFIFO:
+		if q.MaxAge != 0 || q.Target != 0 || q.Interval != 0 || q.AdaptiveLIFO {
+			v.addf(p+".queue", "max_age, target, interval and adaptive_lifo need kind: age; expected kind: age or none of them")
+		}
+	case QueueAge:
+		if q.MaxAge < 0 {
+			v.addf(p+".queue.max_age", "max_age is %s; expected zero (none) or more", q.MaxAge)
+		}
+		if q.Target < 0 {
+			v.addf(p+".queue.target", "target is %s; expected zero (no CoDel) or more", q.Target)
+		}
+		if q.Interval < 0 {
+			v.addf(p+".queue.interval", "interval is %s; expected zero or more", q.Interval)
+		}
+		if q.AdaptiveLIFO && q.Target == 0 {
+			v.addf(p+".queue.adaptive_lifo", "adaptive LIFO follows CoDel's congestion; expected a target, e.g. 5ms")
+		}
+	default:
+		v.addf(p+".queue.kind", "unknown queue kind %q; expected fifo or age", q.Kind)
+	}
+	if a := pol.Admission; a != nil {
+		if a.Target < 0 {
+			v.addf(p+".admission.target", "target is %s; expected zero (20ms) or more", a.Target)
+		}
+		if float64(a.Reserve.Continuation)+float64(a.Reserve.Lookup) >= 1 {
+			v.addf(p+".admission.reserve", "reservations sum to %s; expected less than 100%% so that standard work can be admitted", formatPercent(float64(a.Reserve.Continuation)+float64(a.Reserve.Lookup)))
+		}
+	}
+	if sh := pol.Shed; sh != nil {
+		if sh.Plan != "" && sh.Plan != ShedPlanDefault {
+			v.addf(p+".shed.plan", "unknown shed plan %q; expected default", sh.Plan)
+		}
+		for i, f := range sh.Features {
+			if !n.features[f] {
+				v.addf(fmt.Sprintf("%s.shed.features[%d]", p, i), "feature %q is not an optional stage of any class; expected the name (or feature) of an optional stage", f)
+			}
+		}
+	}
+	if ls := pol.LoadState; ls != nil {
+		if ls.Preset != LoadStateNorthstar {
+			v.addf(p+".loadstate.preset", "unknown load-state preset %q; expected northstar", ls.Preset)
+		}
+		if ls.Trigger != "" {
+			if _, ok := n.deps[ls.Trigger]; !ok {
+				v.addf(p+".loadstate.trigger", "trigger %q is not a dependency; expected one of %s", ls.Trigger, quoteList(dependencyNames(v.s.Topology)))
+			}
+		}
+	}
+	if pol.Readiness != "" && !oneOf(pol.Readiness, ReadyProcess, ReadyWarm) {
+		v.addf(p+".readiness", "unknown readiness gate %q; expected process or warm", pol.Readiness)
+	}
+}
+
+var loadStates = []string{"Normal", "Pressured", "Protected", "Recovering"}
+
+func (v *validator) objectives() {
+	classes := map[string]bool{}
+	for _, c := range v.s.Classes {
+		classes[c.Name] = true
+	}
+	for i, o := range v.s.Objectives {
+		p := fmt.Sprintf("$.objectives[%d]", i)
+		if strings.TrimSpace(o.Name) == "" {
+			v.addf(p+".name", "name is empty; expected a name, e.g. goodput floor")
+		}
+		if !oneOf(o.Metric, objectiveMetrics...) {
+			v.addf(p+".metric", "unknown metric %q; expected one of %s", o.Metric, strings.Join(objectiveMetrics, ", "))
+		}
+		if o.Class != "" && !classes[o.Class] {
+			v.addf(p+".class", "class %q is not declared; expected one of the scenario's classes", o.Class)
+		}
+		if o.Min == nil && o.Max == nil {
+			v.addf(p, "the objective has no bound; expected min or max")
+		}
+		for _, b := range []struct {
+			name string
+			b    *Bound
+		}{{"min", o.Min}, {"max", o.Max}} {
+			if b.b != nil && !boundFits(o.Metric, b.b.Unit) {
+				v.addf(p+"."+b.name, "%s %s does not fit metric %s; expected %s", b.name, b.b, o.Metric, boundHint(o.Metric))
+			}
+		}
+		if o.Window != nil {
+			if o.Window.From < 0 || o.Window.To < 0 {
+				v.addf(p+".window", "window has a negative end; expected times from the start of the run")
+			} else if o.Window.To != 0 && o.Window.To <= o.Window.From {
+				v.addf(p+".window.to", "to %s is not after from %s; expected a non-empty window", o.Window.To, o.Window.From)
+			}
+		}
+		if o.State != "" && !oneOf(o.State, loadStates...) {
+			v.addf(p+".state", "unknown load state %q; expected Normal, Pressured, Protected or Recovering", o.State)
+		}
+		if o.After < 0 {
+			v.addf(p+".after", "after is %s; expected zero or more", o.After)
+		}
+		if o.Stat != "" && !oneOf(o.Stat, "mean", "min") {
+			v.addf(p+".stat", "unknown stat %q; expected mean or min", o.Stat)
+		}
+	}
+}
+
+// boundFits reports whether a bound written in unit u suits metric m.
+func boundFits(m string, u BoundUnit) bool {
+	switch m {
+	case MetricLatencyP50, MetricLatencyP99, MetricLatencyP999, MetricQueueAgeMax, MetricTimeToNormal:
+		return u == UnitDuration
+	case MetricGoodputRate:
+		return u == UnitRate
+	case MetricGoodputFraction, MetricRetryRatio:
+		return u == UnitPercent || u == UnitNumber
+	case MetricDuplicates, MetricAmplification:
+		return u == UnitNumber
+	}
+	return true // an unknown metric is reported on its own
+}
+
+func boundHint(m string) string {
+	switch m {
+	case MetricLatencyP50, MetricLatencyP99, MetricLatencyP999, MetricQueueAgeMax:
+		return "a duration, e.g. 1800ms"
+	case MetricTimeToNormal:
+		return "a duration, e.g. 12m"
+	case MetricGoodputRate:
+		return "a rate, e.g. 7800/s"
+	case MetricGoodputFraction, MetricRetryRatio:
+		return "a percentage or a ratio, e.g. 2%"
+	}
+	return "a number, e.g. 1.08"
+}
+
+func (v *validator) alerts() {
+	for i, a := range v.s.Alerts {
+		p := fmt.Sprintf("$.alerts[%d]", i)
+		if strings.TrimSpace(a.Name) == "" {
+			v.addf(p+".name", "name is empty; expected a name, e.g. checkout timeouts")
+		}
+		if !oneOf(a.Metric, alertMetrics...) {
+			v.addf(p+".metric", "unknown alert metric %q; expected one of %s", a.Metric, strings.Join(alertMetrics, ", "))
+		}
+		switch {
+		case a.Above == nil && a.Below == nil:
+			v.addf(p, "the alert has no threshold; expected above or below")
+		case a.Above != nil && a.Below != nil:
+			v.addf(p, "the alert sets both above and below; expected one")
+		}
+		for _, b := range []struct {
+			name string
+			b    *Bound
+		}{{"above", a.Above}, {"below", a.Below}} {
+			if b.b == nil {
+				continue
+			}
+			ok := true
+			switch a.Metric {
+			case "queue_age":
+				ok = b.b.Unit == UnitDuration
+			case "timeout_rate", "goodput_fraction":
+				ok = b.b.Unit == UnitPercent || b.b.Unit == UnitNumber
+			case "amplification":
+				ok = b.b.Unit == UnitNumber
+			}
+			if !ok {
+				v.addf(p+"."+b.name, "%s %s does not fit metric %s; expected a duration for queue_age, a percentage for timeout_rate and goodput_fraction, a number for amplification", b.name, b.b, a.Metric)
+			}
+		}
+		if a.For < 0 {
+			v.addf(p+".for", "for is %s; expected zero or more", a.For)
+		}
+	}
+}
