@@ -145,6 +145,7 @@ func (r *Recorder) Finish(objectives []ObjectiveSpec) Arm {
 			conc[i].n++
 		}
 	}
+	a.Samples = sampled
 	a.Capacity.InstanceSecondsCold = round(a.Capacity.InstanceSecondsCold, 3)
 	if sampled > 0 {
 		a.Queue.AgeMeanMS = ms(ageSum / time.Duration(sampled))

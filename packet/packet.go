@@ -44,6 +44,9 @@ type Arm struct {
 	// feature.
 	RejectedBy map[string]int64 `json:"rejected_by_reason"`
 	ShedBy     map[string]int64 `json:"shed_by_feature"`
+	// Samples is how many ticks carry a [Sample]: the queue, capacity, concurrency and
+	// load-state figures come from those.
+	Samples int `json:"samples"`
 	// Queue is application queueing: oldest useful queued work over the run.
 	Queue Queue `json:"queue"`
 	// Dependencies are calls, connection wait, service time and concurrency by dependency.

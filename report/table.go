@@ -1,0 +1,537 @@
+package report
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+	"unicode/utf8"
+
+	"goodput/packet"
+)
+
+// Table writes the arms of p side by side: a header naming the scenario, the seed and the
+// simulated span, then one row per figure with, for every arm, its total and its mean per
+// second of simulated time, then the transitions, objective notes and failed invariants.
+func Table(w io.Writer, p *packet.Packet) error {
+	var out bytes.Buffer
+	header(&out, p)
+	if len(p.Arms) == 0 {
+		out.WriteString("no arms\n")
+		_, err := w.Write(out.Bytes())
+		return err
+	}
+	t := build(p.Arms)
+	if err := t.render(&out); err != nil {
+		return err
+	}
+	footer(&out, p.Arms)
+	_, err := w.Write(out.Bytes())
+	return err
+}
+
+func header(b *bytes.Buffer, p *packet.Packet) {
+	fmt.Fprintf(b, "goodput replay: %s   seed %d", p.Scenario, p.Seed)
+	if len(p.Arms) > 0 {
+		a := p.Arms[0]
+		span := time.Duration(a.Duration * float64(time.Second))
+		tick := time.Duration(a.TickMS * float64(time.Millisecond))
+		fmt.Fprintf(b, "   %v simulated, tick %v", span, tick)
+		if !a.Start.IsZero() {
+			fmt.Fprintf(b, ", from %s", a.Start.UTC().Format(time.RFC3339))
+		}
+	}
+	arms := "arms"
+	if len(p.Arms) == 1 {
+		arms = "arm"
+	}
+	fmt.Fprintf(b, "   %d %s\n\n", len(p.Arms), arms)
+}
+
+// table is rows of a label and two cells (total, per second) per arm.
+type table struct {
+	arms []packet.Arm
+	rows []tableRow
+}
+
+type tableRow struct {
+	label string
+	cells []string // 2 per arm; nil for a section heading
+}
+
+// section starts a group of rows.
+func (t *table) section(title string) {
+	t.rows = append(t.rows, tableRow{label: title})
+}
+
+// row adds a figure: f returns the total and per-second cells of one arm.
+func (t *table) row(label string, f func(a packet.Arm) (total, perSecond string)) {
+	r := tableRow{label: "  " + label}
+	for _, a := range t.arms {
+		tot, ps := f(a)
+		r.cells = append(r.cells, tot, ps)
+	}
+	t.rows = append(t.rows, r)
+}
+
+// count adds a population row: its total and its mean per second.
+func (t *table) count(label string, f func(a packet.Arm) int64) {
+	t.row(label, func(a packet.Arm) (string, string) {
+		n := f(a)
+		return Int(n), perSecond(n, a.Duration)
+	})
+}
+
+// value adds a row with one figure per arm and no per-second column.
+func (t *table) value(label string, f func(a packet.Arm) string) {
+	t.row(label, func(a packet.Arm) (string, string) { return f(a), "" })
+}
+
+// render aligns the table with a tabwriter: the label column left, numbers right.
+func (t *table) render(w *bytes.Buffer) error {
+	const pad = 3
+	width := 0
+	for _, r := range t.rows {
+		width = max(width, utf8.RuneCountInString(r.label))
+	}
+	var buf bytes.Buffer
+	tw := tabwriter.NewWriter(&buf, 0, 0, pad, ' ', tabwriter.AlignRight)
+	line := func(label string, cells []string) {
+		fmt.Fprintf(tw, "%s%s\t", label, strings.Repeat(" ", width-utf8.RuneCountInString(label)))
+		for _, c := range cells {
+			fmt.Fprintf(tw, "%s\t", c)
+		}
+		fmt.Fprintln(tw)
+	}
+	names := make([]string, 0, 2*len(t.arms))
+	units := make([]string, 0, 2*len(t.arms))
+	for _, a := range t.arms {
+		names = append(names, a.Name, "")
+		units = append(units, "total", "per s")
+	}
+	line("", names)
+	line("", units)
+	empty := make([]string, 2*len(t.arms))
+	for _, r := range t.rows {
+		if r.cells == nil {
+			line(r.label, empty)
+			continue
+		}
+		line(r.label, r.cells)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	// AlignRight pads the label column on the left too: take that padding off, and trailing
+	// blanks with it.
+	for _, l := range strings.SplitAfter(buf.String(), "\n") {
+		if l == "" {
+			continue
+		}
+		l = strings.TrimPrefix(l, strings.Repeat(" ", pad))
+		w.WriteString(strings.TrimRight(l, " \n"))
+		w.WriteByte('\n')
+	}
+	return nil
+}
+
+func build(arms []packet.Arm) *table {
+	t := &table{arms: arms}
+
+	t.section("Populations")
+	t.count("offered", func(a packet.Arm) int64 { return a.Totals.Offered })
+	t.count("admitted", func(a packet.Arm) int64 { return a.Totals.Admitted })
+	t.count("rejected", func(a packet.Arm) int64 { return a.Totals.Rejected })
+	t.count("attempts", func(a packet.Arm) int64 { return a.Totals.Attempts })
+	t.count("goodput", func(a packet.Arm) int64 { return a.Totals.Goodput })
+	t.count("late", func(a packet.Arm) int64 { return a.Totals.Late })
+	t.count("expired", func(a packet.Arm) int64 { return a.Totals.Expired })
+	t.count("shed (optional work)", func(a packet.Arm) int64 { return a.Totals.Shed })
+	t.count("failed", func(a packet.Arm) int64 { return a.Totals.Failed })
+	t.count("ambiguous", func(a packet.Arm) int64 { return a.Totals.Ambiguous })
+	t.value("goodput / offered", func(a packet.Arm) string { return percent(a.Totals.Goodput, a.Totals.Offered) })
+
+	t.section("Amplification (attempts per offered)")
+	t.value("total", func(a packet.Arm) string { return times(a.Amplification.Total) })
+	for _, layer := range union(arms, func(a packet.Arm) []string { return layerNames(a) }) {
+		t.value(layer, func(a packet.Arm) string {
+			v, ok := a.Amplification.ByLayer[layer]
+			if !ok {
+				return ""
+			}
+			return times(v)
+		})
+	}
+
+	t.section("Latency, admitted requests (ms)")
+	t.value("p50", func(a packet.Arm) string { return msCell(a.Latency.Count, a.Latency.P50) })
+	t.value("p99", func(a packet.Arm) string { return msCell(a.Latency.Count, a.Latency.P99) })
+	t.value("p99.9", func(a packet.Arm) string { return msCell(a.Latency.Count, a.Latency.P999) })
+	for _, class := range union(arms, classNames) {
+		t.value(class+" p99", func(a packet.Arm) string {
+			for _, c := range a.Classes {
+				if c.Name == class {
+					return msCell(c.Latency.Count, c.Latency.P99)
+				}
+			}
+			return ""
+		})
+	}
+
+	t.section("Queue")
+	t.value("oldest queue age, max (ms)", func(a packet.Arm) string { return sampled(a, a.Queue.AgeMaxMS) })
+	t.value("oldest queue age, mean (ms)", func(a packet.Arm) string { return sampled(a, a.Queue.AgeMeanMS) })
+
+	t.section("Retries")
+	t.count("retries", func(a packet.Arm) int64 { return a.Retry.Retries })
+	t.value("retries / admitted", func(a packet.Arm) string { return percent(a.Retry.Retries, a.Totals.Admitted) })
+	t.count("suppressed", func(a packet.Arm) int64 { return a.Retry.Suppressed })
+	for _, reason := range union(arms, func(a packet.Arm) []string { return sortedKeys(a.Retry.SuppressedBy) }) {
+		t.count("  "+reason, func(a packet.Arm) int64 { return a.Retry.SuppressedBy[reason] })
+	}
+
+	t.section("Duplicates")
+	t.count("payment authorisations", func(a packet.Arm) int64 { return a.Duplicates.PaymentAuthorizations })
+	t.count("order commits", func(a packet.Arm) int64 { return a.Duplicates.OrderCommits })
+	for _, kind := range union(arms, func(a packet.Arm) []string { return sortedKeys(a.Duplicates.Other) }) {
+		t.count(kind, func(a packet.Arm) int64 { return a.Duplicates.Other[kind] })
+	}
+
+	t.section("Wasted and stopped work")
+	t.count("orphans (finished after the caller gave up)", func(a packet.Arm) int64 { return a.Totals.Orphans })
+	t.count("cancellations completed", func(a packet.Arm) int64 { return a.Totals.CancelsCompleted })
+
+	if deps := union(arms, depNames); len(deps) > 0 {
+		t.section("Dependencies")
+		for _, dep := range deps {
+			get := func(a packet.Arm) (packet.DependencyStats, bool) {
+				for _, d := range a.Dependencies {
+					if d.Name == dep {
+						return d, true
+					}
+				}
+				return packet.DependencyStats{}, false
+			}
+			t.count(dep+" calls", func(a packet.Arm) int64 { d, _ := get(a); return d.Calls })
+			t.value(dep+" service time p99 (ms)", func(a packet.Arm) string {
+				d, ok := get(a)
+				if !ok {
+					return ""
+				}
+				return msCell(d.ServiceTime.Count, d.ServiceTime.P99)
+			})
+			t.value(dep+" connection wait p99 (ms)", func(a packet.Arm) string {
+				d, ok := get(a)
+				if !ok {
+					return ""
+				}
+				return msCell(d.ConnWait.Count, d.ConnWait.P99)
+			})
+			t.value(dep+" concurrency, max", func(a packet.Arm) string { d, _ := get(a); return Int(int64(d.ConcurrencyMax)) })
+		}
+	}
+
+	t.section("Load state")
+	t.value("transitions", func(a packet.Arm) string { return Int(int64(len(a.Transitions))) })
+
+	if objs := objectiveRows(arms); len(objs) > 0 {
+		t.section("Objectives")
+		for _, o := range objs {
+			t.value(o.label, func(a packet.Arm) string {
+				for _, x := range a.Objectives {
+					if x.Name == o.name {
+						return objectiveCell(x)
+					}
+				}
+				return ""
+			})
+		}
+	}
+
+	t.section("Invariants")
+	for _, name := range union(arms, func(a packet.Arm) []string {
+		var n []string
+		for _, inv := range a.Invariants {
+			n = append(n, inv.Name)
+		}
+		return n
+	}) {
+		t.value(name, func(a packet.Arm) string {
+			for _, inv := range a.Invariants {
+				if inv.Name == name {
+					return mark(inv.Pass)
+				}
+			}
+			return ""
+		})
+	}
+
+	rc := arms[0].Recovery
+	t.section(fmt.Sprintf("Recovery, seconds after t=%s s", Float(rc.AfterS, 0)))
+	t.value(fmt.Sprintf("stabilise (goodput ≥ %s%% of offered)", Float(100*rc.StableFrac, 0)),
+		func(a packet.Arm) string { return secondsCell(a.Recovery.StabilizeS) })
+	t.value(fmt.Sprintf("drain (oldest queue age ≤ %s ms)", Float(rc.DrainAgeMS, 0)),
+		func(a packet.Arm) string {
+			if a.Samples == 0 {
+				return "–"
+			}
+			return secondsCell(a.Recovery.DrainS)
+		})
+	t.value("return to Normal", func(a packet.Arm) string {
+		if a.Samples == 0 {
+			return "–"
+		}
+		return secondsCell(a.Recovery.NormalS)
+	})
+	return t
+}
+
+// footer lists the transitions, objective notes and failed invariants of every arm.
+func footer(b *bytes.Buffer, arms []packet.Arm) {
+	var tr, notes, failed []string
+	for _, a := range arms {
+		for _, x := range a.Transitions {
+			manual := ""
+			if x.Manual {
+				manual = " (manual)"
+			}
+			tr = append(tr, fmt.Sprintf("  %s  t=%s s  %s → %s  generation %d%s  %s",
+				a.Name, Float(x.T, 1), x.From, x.To, x.Generation, manual, x.Reason))
+		}
+		for _, o := range a.Objectives {
+			if o.Note != "" {
+				notes = append(notes, fmt.Sprintf("  %s  %s: %s", a.Name, o.Name, o.Note))
+			}
+		}
+		for _, inv := range a.Invariants {
+			if !inv.Pass {
+				failed = append(failed, fmt.Sprintf("  %s  %s: %s", a.Name, inv.Name, inv.Message))
+			}
+		}
+	}
+	for _, s := range []struct {
+		title string
+		lines []string
+	}{{"Transitions", tr}, {"Objective notes", notes}, {"Failed invariants", failed}} {
+		if len(s.lines) == 0 {
+			continue
+		}
+		fmt.Fprintf(b, "\n%s\n", s.title)
+		for _, l := range s.lines {
+			b.WriteString(l)
+			b.WriteByte('\n')
+		}
+	}
+}
+
+type objectiveRow struct{ name, label string }
+
+func objectiveRows(arms []packet.Arm) []objectiveRow {
+	var rows []objectiveRow
+	for _, a := range arms {
+		for _, o := range a.Objectives {
+			if slices.ContainsFunc(rows, func(r objectiveRow) bool { return r.name == o.Name }) {
+				continue
+			}
+			rows = append(rows, objectiveRow{name: o.Name, label: o.Name + " " + target(o)})
+		}
+	}
+	return rows
+}
+
+// target renders an objective's bound: "≤ 1,800 ms".
+func target(o packet.Objective) string {
+	op := map[string]string{"<=": "≤", ">=": "≥", "in": "≤"}[o.Op]
+	v := numberIn(o.Unit, o.Target)
+	if o.Target == math.Trunc(o.Target) && o.Unit != "x" {
+		v = Float(o.Target, 0)
+	}
+	s := strings.TrimSpace(op + " " + v)
+	if o.Unit != "" && o.Unit != "x" {
+		s += " " + o.Unit
+	}
+	if o.Unit == "x" {
+		s += "×"
+	}
+	return s
+}
+
+func objectiveCell(o packet.Objective) string {
+	if o.NoData {
+		return "– n/a"
+	}
+	v := numberIn(o.Unit, o.Value)
+	if o.Unit == "x" {
+		v += "×"
+	}
+	return mark(o.Pass) + " " + v
+}
+
+// numberIn formats a value in an objective's unit.
+func numberIn(unit string, v float64) string {
+	switch unit {
+	case "x":
+		return Float(v, 3)
+	case "s":
+		return Float(v, 0)
+	case "":
+		if v == math.Trunc(v) {
+			return Float(v, 0)
+		}
+		return Float(v, 2)
+	}
+	return Float(v, 1)
+}
+
+func mark(pass bool) string {
+	if pass {
+		return "✓"
+	}
+	return "✗"
+}
+
+func msCell(count int64, v float64) string {
+	if count == 0 {
+		return "–"
+	}
+	return Float(v, 1)
+}
+
+// sampled formats a gauge in ms, or a dash when the arm took no samples.
+func sampled(a packet.Arm, v float64) string {
+	if a.Samples == 0 {
+		return "–"
+	}
+	return Float(v, 1)
+}
+
+func secondsCell(v *float64) string {
+	if v == nil {
+		return "never"
+	}
+	return Float(*v, 0)
+}
+
+func times(v float64) string { return Float(v, 3) + "×" }
+
+func percent(n, d int64) string {
+	if d == 0 {
+		return "–"
+	}
+	return Float(100*float64(n)/float64(d), 1) + "%"
+}
+
+func perSecond(n int64, seconds float64) string {
+	if seconds <= 0 {
+		return ""
+	}
+	return Float(float64(n)/seconds, 1)
+}
+
+// Int formats n with thousands separators: 21600000 → "21,600,000".
+func Int(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	s = group(s)
+	if neg {
+		return "-" + s
+	}
+	return s
+}
+
+// Float formats x with dec decimals and thousands separators: 9000.04, 1 → "9,000.0".
+func Float(x float64, dec int) string {
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return "–"
+	}
+	s := strconv.FormatFloat(x, 'f', dec, 64)
+	if s == "-0" || strings.HasPrefix(s, "-0.") && strings.Trim(s[3:], "0") == "" {
+		s = s[1:]
+	}
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	intPart, frac, hasFrac := strings.Cut(s, ".")
+	s = group(intPart)
+	if hasFrac {
+		s += "." + frac
+	}
+	if neg {
+		return "-" + s
+	}
+	return s
+}
+
+func group(digits string) string {
+	if len(digits) <= 3 {
+		return digits
+	}
+	var b strings.Builder
+	head := len(digits) % 3
+	if head > 0 {
+		b.WriteString(digits[:head])
+	}
+	for i := head; i < len(digits); i += 3 {
+		if b.Len() > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(digits[i : i+3])
+	}
+	return b.String()
+}
+
+// union returns the names f gives for every arm, in first-seen order.
+func union(arms []packet.Arm, f func(packet.Arm) []string) []string {
+	var out []string
+	for _, a := range arms {
+		for _, n := range f(a) {
+			if !slices.Contains(out, n) {
+				out = append(out, n)
+			}
+		}
+	}
+	return out
+}
+
+// layerNames lists an arm's layers in report order, falling back to the amplification map
+// (sorted) for a packet without layer details.
+func layerNames(a packet.Arm) []string {
+	if len(a.Layers) > 0 {
+		n := make([]string, len(a.Layers))
+		for i, l := range a.Layers {
+			n[i] = l.Name
+		}
+		return n
+	}
+	return sortedKeys(a.Amplification.ByLayer)
+}
+
+func classNames(a packet.Arm) []string {
+	n := make([]string, len(a.Classes))
+	for i, c := range a.Classes {
+		n[i] = c.Name
+	}
+	return n
+}
+
+func depNames(a packet.Arm) []string {
+	n := make([]string, len(a.Dependencies))
+	for i, d := range a.Dependencies {
+		n[i] = d.Name
+	}
+	return n
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}

@@ -1,0 +1,224 @@
+package report
+
+import (
+	"bytes"
+	"flag"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+	"unicode/utf8"
+
+	"goodput/packet"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata")
+
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs from the golden file (run go test -update after checking):\n--- got\n%s\n--- want\n%s", name, got, want)
+	}
+}
+
+func ptr(v float64) *float64 { return &v }
+
+// arm records a small synthetic arm: 10 one-second ticks of 1,000 logical requests, a
+// dependency slowdown from 3s to 6s; the protected arm rejects, sheds and suppresses
+// retries where the baseline retries at two layers.
+func arm(name string, protected bool) packet.Arm {
+	rng := rand.New(rand.NewPCG(3, 4))
+	objectives := []packet.ObjectiveSpec{
+		{Name: "completion p99", Metric: "latency_p99", Class: "checkout", Max: ptr(1800)},
+		{Name: "goodput floor", Metric: "goodput_rate", From: 3 * time.Second, To: 6 * time.Second, Min: ptr(780)},
+		{Name: "no duplicates", Metric: "duplicates", Max: ptr(0)},
+		{Name: "normal amplification", Metric: "amplification", State: "Normal", Max: ptr(1.08)},
+		{Name: "return to normal", Metric: "time_to_normal", After: 6 * time.Second, Max: ptr(3)},
+	}
+	r := packet.NewRecorder(packet.Config{
+		Arm: name, Start: time.Date(2026, 3, 10, 14, 0, 0, 0, time.UTC), Tick: time.Second, Duration: 10 * time.Second,
+		Classes: []string{"checkout", "lookup"}, Layers: []string{"edge", "service", "payment-risk"},
+		Dependencies: []string{"payment-risk"},
+	})
+	state := "Normal"
+	for tick := range 10 {
+		base := time.Duration(tick) * time.Second
+		slow := tick >= 3 && tick < 6
+		if protected && tick == 3 {
+			r.Transition(base, "Normal", "Protected", 2, "queue age over 500ms", false)
+			state = "Protected"
+		}
+		if protected && tick == 7 {
+			r.Transition(base, "Protected", "Normal", 3, "signals clear", false)
+			state = "Normal"
+		}
+		age := 20 * time.Millisecond
+		if slow {
+			age = 900 * time.Millisecond
+			if protected {
+				age = 300 * time.Millisecond
+			}
+		}
+		s := packet.Sample{QueueAgeMax: age, Generation: 1, Dependencies: map[string]packet.DependencyGauge{"payment-risk": {InService: 40 + tick}}}
+		if protected {
+			s.State = state
+		}
+		r.Sample(base, s)
+		for i := range 1000 {
+			at := base + time.Duration(i)*time.Millisecond
+			class := "checkout"
+			if i%10 == 0 {
+				class = "lookup"
+			}
+			draw := rng.Float64()
+			lat := time.Duration(50+rng.IntN(300)) * time.Millisecond
+			r.Offered(at, class)
+			if protected && slow && draw < 0.05 {
+				r.Rejected(at, class, "limit")
+				continue
+			}
+			r.Admitted(at, class)
+			r.Attempt(at, "edge")
+			r.Attempt(at, "service")
+			r.Attempt(at, "payment-risk")
+			r.DependencyCall(at, "payment-risk", time.Duration(rng.IntN(5))*time.Millisecond, lat/2)
+			outcome := packet.Goodput
+			if slow {
+				switch {
+				case protected && draw < 0.3:
+					r.Suppressed(at, "budget")
+					r.Shed(at, class, "recommendations")
+					r.CancelCompleted(at, "payment-risk")
+				case !protected && draw < 0.28:
+					r.Attempt(at, "edge")
+					r.Retry(at, "edge")
+					r.Attempt(at, "payment-risk")
+					r.Retry(at, "payment-risk")
+					r.Orphan(at, "payment-risk")
+					lat += 1700 * time.Millisecond
+				case !protected && draw < 0.6:
+					lat += 1600 * time.Millisecond
+				}
+			}
+			switch {
+			case lat > 1800*time.Millisecond && draw < 0.1:
+				outcome = packet.Expired
+			case lat > 1800*time.Millisecond:
+				outcome = packet.Late
+			case draw > 0.999:
+				outcome = packet.Ambiguous
+			case draw > 0.995:
+				outcome = packet.Failed
+			}
+			if !protected && slow && draw > 0.998 {
+				r.Duplicate(at+lat, "payment_authorizations")
+			}
+			r.Terminal(at+lat, class, outcome, lat)
+		}
+	}
+	return r.Finish(objectives)
+}
+
+func comparison() *packet.Packet {
+	return &packet.Packet{Scenario: "synthetic", Seed: 42, Arms: []packet.Arm{arm("baseline", false), arm("protected", true)}}
+}
+
+func TestTableGolden(t *testing.T) {
+	var b bytes.Buffer
+	if err := Table(&b, comparison()); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "table.txt", b.Bytes())
+}
+
+func TestTableDeterministic(t *testing.T) {
+	var a, b bytes.Buffer
+	if err := Table(&a, comparison()); err != nil {
+		t.Fatal(err)
+	}
+	if err := Table(&b, comparison()); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(a.Bytes(), b.Bytes()) {
+		t.Fatal("identical packets gave different tables")
+	}
+}
+
+// TestTableAligned checks that rows with every cell filled end in the same column, and
+// that the seed is in the header.
+func TestTableAligned(t *testing.T) {
+	var b bytes.Buffer
+	if err := Table(&b, comparison()); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	if !strings.HasPrefix(out, "goodput replay: synthetic   seed 42   10s simulated, tick 1s") {
+		t.Errorf("header: %q", strings.SplitN(out, "\n", 2)[0])
+	}
+	width := -1
+	for _, l := range strings.Split(out, "\n") {
+		for _, label := range []string{"  offered ", "  attempts ", "  goodput ", "  retries "} {
+			if !strings.HasPrefix(l, label) || !strings.ContainsAny(strings.TrimSpace(l[len(label):])[:1], "0123456789") {
+				continue // not the row itself but one with a longer label
+			}
+			if w := utf8.RuneCountInString(l); width == -1 {
+				width = w
+			} else if w != width {
+				t.Errorf("row %q is %d wide, others %d", l, w, width)
+			}
+		}
+	}
+	if width == -1 {
+		t.Fatal("no population rows found")
+	}
+	for _, want := range []string{"10,000", "1,000.0", "✗", "✓", "t=3.0 s  Normal → Protected  generation 2  queue age over 500ms", "Failed invariants"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("table lacks %q", want)
+		}
+	}
+}
+
+func TestTableEmpty(t *testing.T) {
+	var b bytes.Buffer
+	if err := Table(&b, &packet.Packet{Scenario: "x", Seed: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := b.String(), "goodput replay: x   seed 1   0 arms\n\nno arms\n"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}
+
+func TestNumbers(t *testing.T) {
+	ints := []struct {
+		n    int64
+		want string
+	}{{0, "0"}, {999, "999"}, {1000, "1,000"}, {21600000, "21,600,000"}, {-1234567, "-1,234,567"}, {100000, "100,000"}}
+	for _, c := range ints {
+		if got := Int(c.n); got != c.want {
+			t.Errorf("Int(%d) = %q, want %q", c.n, got, c.want)
+		}
+	}
+	floats := []struct {
+		x    float64
+		dec  int
+		want string
+	}{{9000.04, 1, "9,000.0"}, {1.5616, 3, "1.562"}, {0, 1, "0.0"}, {-0.01, 1, "0.0"}, {-1234.5, 1, "-1,234.5"}, {14054.4, 0, "14,054"}, {999.96, 1, "1,000.0"}}
+	for _, c := range floats {
+		if got := Float(c.x, c.dec); got != c.want {
+			t.Errorf("Float(%v, %d) = %q, want %q", c.x, c.dec, got, c.want)
+		}
+	}
+}
