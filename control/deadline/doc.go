@@ -17,8 +17,8 @@
 //     it in the request's context so that cancellation reaches every goroutine
 //     working on the request.
 //   - Before each call to a dependency, [CallTimeout] derives the per-call
-//     timeout from what [Remaining] of the deadline, minus a reserve for the
-//     rest of the path. It returns [ErrExpired] or [ErrInsufficient] instead of
+//     timeout from the time [Remaining] before the deadline, minus a reserve
+//     for the rest of the path. It returns [ErrExpired] or [ErrInsufficient] instead of
 //     a timeout when the call cannot finish in time, so the caller can give up
 //     before doing the work.
 //   - On the outgoing request, [Inject] writes both headers.
@@ -44,9 +44,11 @@
 //	defer cancel()
 //	timeout, err := deadline.CallTimeout(d, now, 50*time.Millisecond, 0)
 //	if err != nil { /* do not call: the answer would arrive too late */ }
-//	out, _ := http.NewRequestWithContext(ctx, "POST", dependencyURL, body)
+//	callCtx, cancelCall := context.WithTimeout(ctx, timeout)
+//	defer cancelCall()
+//	out, _ := http.NewRequestWithContext(callCtx, "POST", dependencyURL, body)
 //	deadline.Inject(out.Header, d, now)
-//	// ... send out with a per-call timeout of timeout ...
+//	resp, err := client.Do(out)
 //
 // The functions are safe for concurrent use; they keep no state.
 package deadline
