@@ -93,7 +93,8 @@ type Policy struct {
 	// Admission takes its place.
 	AdmissionScale float64
 	// Shed names the load state whose declared shed set applies
-	// (control/shed); the zero value Normal sheds nothing beyond Normal's set.
+	// (control/shed), usually the state itself; a state may borrow another's
+	// set. The zero value is Normal's set.
 	Shed State
 	// FreezeFailover refuses automatic regional failover into or out of the
 	// cell unless the destination grants admission.
@@ -181,7 +182,7 @@ func Northstar() Config {
 				Prewarm: true, StopBackground: true},
 			Protected: Policy{RetryRatio: 0.02, AdmissionScale: 0.5, Shed: Protected,
 				FreezeFailover: true, Prewarm: true, StopBackground: true},
-			Recovering: Policy{RetryRatio: 0.02, Shed: Pressured,
+			Recovering: Policy{RetryRatio: 0.02, Shed: Recovering,
 				FreezeFailover: true, Prewarm: true, StopBackground: true},
 		},
 	}

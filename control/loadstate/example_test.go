@@ -69,5 +69,5 @@ func ExampleMachine_Policy() {
 	fmt.Printf("%v stage %d gen %d: admit %v of the limit, shed the %v set\n",
 		snap.State, snap.Stage, snap.Generation, snap.Policy.AdmissionScale, snap.Policy.Shed)
 	// Output:
-	// Recovering stage 1 gen 2: admit 0.5 of the limit, shed the Pressured set
+	// Recovering stage 1 gen 2: admit 0.5 of the limit, shed the Recovering set
 }
