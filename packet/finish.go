@@ -333,12 +333,14 @@ func (r *Recorder) invariants(a *Arm) []Invariant {
 	}
 	out = append(out, inv)
 
-	// Duplicate mutations are counted, and a correct run has none.
+	// Duplicate mutations are counted under their kind. Whether there may be any is an
+	// objective (the baseline is expected to produce some); the invariant is that every
+	// duplicate the model reports lands in a named count, not in an unknown kind.
 	d := a.Duplicates
-	inv = Invariant{Name: "no duplicate payment authorisation or order commit", Pass: d.Total() == 0}
+	inv = Invariant{Name: "duplicates counted by kind", Pass: len(d.Other) == 0}
 	inv.Message = fmt.Sprintf("%d duplicate payment authorisations, %d duplicate order commits", d.PaymentAuthorizations, d.OrderCommits)
 	for _, k := range sortedKeys(d.Other) {
-		inv.Message += fmt.Sprintf(", %d duplicate %s", d.Other[k], k)
+		inv.Message += fmt.Sprintf(", %d of unknown kind %q", d.Other[k], k)
 	}
 	out = append(out, inv)
 	return out

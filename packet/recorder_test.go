@@ -103,7 +103,7 @@ func TestConservation(t *testing.T) {
 			msg:    "edge: 2 retries > 1 attempts",
 		},
 		{
-			name: "duplicates are counted",
+			name: "duplicates are counted by kind",
 			steps: []step{
 				func(r *Recorder) {
 					r.Duplicate(time.Second, "payment_authorizations")
@@ -111,8 +111,18 @@ func TestConservation(t *testing.T) {
 					r.Duplicate(2*time.Second, "order_commits")
 				},
 			},
+			pass: []bool{true, true, true, true},
+		},
+		{
+			name: "a duplicate of an unknown kind",
+			steps: []step{
+				func(r *Recorder) {
+					r.Duplicate(time.Second, "order_commits")
+					r.Duplicate(time.Second, "payment_authorisations") // misspelt
+				},
+			},
 			pass: []bool{true, true, true, false},
-			msg:  "1 duplicate payment authorisations, 2 duplicate order commits",
+			msg:  `0 duplicate payment authorisations, 1 duplicate order commits, 1 of unknown kind "payment_authorisations"`,
 		},
 	}
 	for _, tt := range tests {

@@ -72,7 +72,7 @@ func ExampleTable() {
 	//   offered = admitted + rejected                                     ✓
 	//   admitted = goodput + late + expired + failed + ambiguous          ✓
 	//   retries ≤ attempts at every layer                                 ✓
-	//   no duplicate payment authorisation or order commit                ✓
+	//   duplicates counted by kind                                        ✓
 	// Recovery, seconds after t=0 s
 	//   stabilise (goodput ≥ 95% of offered)                          never
 	//   drain (oldest queue age ≤ 250 ms)                                 –

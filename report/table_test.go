@@ -161,7 +161,10 @@ func TestTableDeterministic(t *testing.T) {
 // that the seed is in the header.
 func TestTableAligned(t *testing.T) {
 	var b bytes.Buffer
-	if err := Table(&b, comparison()); err != nil {
+	p := comparison()
+	p.Arms[0].Invariants[1].Pass = false
+	p.Arms[0].Invariants[1].Message = "3 admitted without a terminal state"
+	if err := Table(&b, p); err != nil {
 		t.Fatal(err)
 	}
 	out := b.String()
@@ -184,7 +187,7 @@ func TestTableAligned(t *testing.T) {
 	if width == -1 {
 		t.Fatal("no population rows found")
 	}
-	for _, want := range []string{"10,000", "1,000.0", "✗", "✓", "t=3.0 s  Normal → Protected  generation 2  queue age over 500ms", "Failed invariants"} {
+	for _, want := range []string{"10,000", "1,000.0", "✗", "✓", "t=3.0 s  Normal → Protected  generation 2  queue age over 500ms", "Failed invariants\n  baseline  admitted = goodput + late + expired + failed + ambiguous: 3 admitted without a terminal state"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("table lacks %q", want)
 		}
