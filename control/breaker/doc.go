@@ -41,7 +41,8 @@
 //	if err != nil {
 //		return err
 //	}
-//	t, err := b.Allow(now)
+//	// per call:
+//	t, err := b.Allow(time.Now())
 //	if err != nil {
 //		return err // breaker.ErrOpen or breaker.ErrProbeLimit: fail fast
 //	}

@@ -374,7 +374,8 @@ func (m *Machine) Policy() Policy { return m.cur.Load().Policy }
 // consistent with one another. Like Policy, it does not lock or allocate.
 func (m *Machine) Snapshot() Snapshot { return *m.cur.Load() }
 
-// Log returns a copy of every transition since New, oldest first.
+// Log returns a copy of every transition since New, oldest first. The log
+// grows by one entry per transition, ramp step and override.
 func (m *Machine) Log() []Transition {
 	m.mu.Lock()
 	defer m.mu.Unlock()

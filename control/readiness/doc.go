@@ -34,12 +34,13 @@
 //	inst.Scheduled(scheduledAt)
 //	inst.ProcessReady(probePassedAt)
 //	// every 10 s:
-//	if st, changed := inst.Observe(now, readiness.Observation{
+//	st, _ := inst.Observe(now, readiness.Observation{
 //		Connections: pool.Open(),
 //		CacheWarm:   cache.HitRatio(),
 //		Throughput:  canary.Rate(),
-//	}); changed && st == readiness.RouteReady {
-//		router.Add(inst)
+//	})
+//	if st >= readiness.RouteReady {
+//		router.Add(inst) // route-ready, perhaps already warm
 //	}
 //	log.Print(fleet.Summary())
 //
