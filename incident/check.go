@@ -295,8 +295,8 @@ func (c *checker) figures() {
 			case f.Value != nil && f.Computed != "":
 				c.errf(p+".value", "%s is both typed (value) and computed (%s); a derived value is computed, never typed: remove value", f.ID, f.Computed)
 			}
-			if f.Computed != "" {
-				if _, err := d.Eval(f.Computed); err != nil {
+			if f.Computed != "" && f.Value == nil {
+				if _, err := d.quantity(f.ID); err != nil {
 					c.errf(p+".computed", "%v", err)
 				}
 			}
@@ -561,7 +561,7 @@ func (c *checker) factorsAndActions() {
 		if strings.TrimSpace(a.Action) == "" {
 			c.errf(p+".action", "%s has no action; say what will be done", name)
 		} else if vague(a.Action) {
-			c.errf(p+".action", "%s is vague: %q names no change that can be verified; say what will change and how it is proven (\"Tune autoscaling\" is not an action)", name, a.Action)
+			c.errf(p+".action", "%s is vague: %q names no change that can be verified; say what will change and what proves it (like \"Do not route traffic to an instance until its caches meet the warm criterion\")", name, a.Action)
 		}
 		if strings.TrimSpace(a.Owner) == "" {
 			c.errf(p+".owner", "%s has no owner; an action item needs a person or team who owns it", name)
@@ -733,10 +733,19 @@ func (c *checker) find(text string) []occurrence {
 
 // evalClaim computes a claim's value: a reference or a formula.
 func (c *checker) evalClaim(value, unit string) (Value, error) {
-	if IsRef(value) {
-		return c.doc.Eval(value)
+	if !IsRef(value) {
+		return c.doc.EvalFormula(value, unit)
 	}
-	return c.doc.EvalFormula(value, unit)
+	v, err := c.doc.Eval(value)
+	if err != nil || unit == "" || v.Kind != KindNumber {
+		return v, err
+	}
+	if scale, ok := durationUnits[unit]; ok {
+		v.Kind, v.Duration = KindDuration, time.Duration(v.Number*float64(scale))
+	} else if unit == "%" {
+		v.Kind, v.Unit = KindPercent, "%"
+	}
+	return v, nil
 }
 
 // pick returns the first figure in text that can state v.
@@ -784,7 +793,7 @@ func (c *checker) claims() {
 			continue
 		}
 		for _, o := range occ {
-			c.cover(o.field.path, o.start, o.start+len(cl.Text)+8)
+			c.cover(o.field.path, o.start, o.start+c.offsetIn(o.field.text[o.start:], cl.Text, len(cl.Text)))
 			if !checked {
 				continue
 			}
@@ -842,24 +851,37 @@ func kindName(v Value) string {
 // holds the same phrase with another figure, the figure is checked where it now stands.
 func (c *checker) staleClaim(p string, cl Claim, v Value, fig stated, checked bool) {
 	if checked {
-		pattern := regexp.QuoteMeta(cl.Text[:fig.start]) + `(\S+(?:\s\S+)?)` + regexp.QuoteMeta(cl.Text[fig.end:])
-		pattern = strings.ReplaceAll(pattern, " ", `\s+`)
-		re, err := regexp.Compile(pattern)
-		if err == nil {
+		// The phrase with every figure in it replaced by a wildcard; group k+1 is the
+		// figure the claim checks.
+		var pattern strings.Builder
+		group, last := 0, 0
+		for k, g := range parseFigures(cl.Text) {
+			pattern.WriteString(regexp.QuoteMeta(cl.Text[last:g.start]))
+			pattern.WriteString(`(\S+(?:\s\S+)?)`)
+			if g.start == fig.start {
+				group = k + 1
+			}
+			last = g.end
+		}
+		pattern.WriteString(regexp.QuoteMeta(cl.Text[last:]))
+		re, err := regexp.Compile(strings.ReplaceAll(pattern.String(), " ", `\s+`))
+		if err == nil && group > 0 {
 			for _, f := range c.doc.prose() {
 				m := re.FindStringSubmatchIndex(f.text)
 				if m == nil {
 					continue
 				}
-				now, ok := figureAt(f.text, m[2])
+				now, ok := figureAt(f.text, m[2*group])
 				if !ok || now.kind != fig.kind {
 					continue
 				}
+				// As for any claim, only a hedge inside the claim's text counts.
+				now.hedge, now.hword = fig.hedge, fig.hword
 				c.cover(f.path, m[0], m[1])
 				cv, _ := now.comparable(v)
 				l, col := c.doc.locate(f.path, f.text, now.start)
 				if now.agrees(cv) {
-					c.add(Warning, l, col, fmt.Sprintf("%s: the prose now says %q where %s expects %q; update the claim's text", f.path, now.text, p, fig.text))
+					c.add(Warning, l, col, fmt.Sprintf("%s: the prose now reads %q where %s expects %q; update the claim's text", f.path, strings.Join(strings.Fields(f.text[m[0]:m[1]]), " "), p, cl.Text))
 				} else {
 					c.add(Error, l, col, fmt.Sprintf("%s: stated %q disagrees with the data: %s is %s (%s); %s (%s, which expects %q)", f.path, now.text, cl.Value, now.formatComputed(cv), v.Expl, now.rule(), p, fig.text))
 				}

@@ -437,12 +437,34 @@ func (d *Document) quantity(q string) (Value, error) {
 	}
 	switch {
 	case f.Value != nil:
-		return Value{Kind: KindNumber, Number: *f.Value, Unit: f.Unit, Text: formatWithUnit(*f.Value, f.Unit), Expl: f.ID}, nil
+		v := Value{Kind: KindNumber, Number: *f.Value, Unit: f.Unit, Text: formatWithUnit(*f.Value, f.Unit), Expl: f.ID}
+		if scale, ok := durationUnits[f.Unit]; ok {
+			v.Kind, v.Duration = KindDuration, time.Duration(*f.Value*float64(scale))
+		}
+		return v, nil
 	case f.Computed != "":
-		if f.Computed == q || f.Computed == "fig:"+q {
+		if d.evaluating[q] {
 			return Value{}, fmt.Errorf("figure %s is computed from itself", q)
 		}
-		v, err := d.Eval(f.Computed)
+		if d.evaluating == nil {
+			d.evaluating = map[string]bool{}
+		}
+		d.evaluating[q] = true
+		defer delete(d.evaluating, q)
+		var v Value
+		var err error
+		if IsRef(f.Computed) {
+			v, err = d.Eval(f.Computed)
+		} else {
+			unit := ""
+			if _, ok := durationUnits[f.Unit]; ok || f.Unit == "%" {
+				unit = f.Unit
+			}
+			v, err = d.EvalFormula(f.Computed, unit)
+			if err == nil && unit == "" {
+				v.Unit = f.Unit
+			}
+		}
 		if err != nil {
 			return Value{}, fmt.Errorf("figure %s: %v", q, err)
 		}
@@ -457,7 +479,7 @@ func (d *Document) quantity(q string) (Value, error) {
 func (d *Document) numericEnv() map[string]any {
 	env := map[string]any{}
 	for _, f := range d.figures() {
-		if v, err := d.quantity(f.ID); err == nil && (v.Kind == KindNumber || v.Kind == KindPercent || v.Kind == KindRatio) {
+		if v, err := d.quantity(f.ID); err == nil && v.Kind != KindText && v.Kind != KindInstant {
 			env[f.ID] = v.Number
 		}
 	}
@@ -489,7 +511,7 @@ func (d *Document) EvalFormula(formula, unit string) (Value, error) {
 	case "%":
 		return Value{Kind: KindPercent, Number: x, Unit: "%", Text: FormatPercent(x), Expl: expl}, nil
 	case "ms", "s", "min", "h":
-		scale := map[string]time.Duration{"ms": time.Millisecond, "s": time.Second, "min": time.Minute, "h": time.Hour}[unit]
+		scale := durationUnits[unit]
 		dd := time.Duration(x * float64(scale))
 		return Value{Kind: KindDuration, Duration: dd, Text: FormatDuration(dd), Expl: expl}, nil
 	}
@@ -503,6 +525,9 @@ func firstLine(s string) string {
 
 // clock formats an instant as a clock time in the display zone: "09:47".
 func (d *Document) clock(t time.Time) string { return t.In(d.Location()).Format("15:04") }
+
+// durationUnits are the units that make a figure a duration.
+var durationUnits = map[string]time.Duration{"ms": time.Millisecond, "s": time.Second, "min": time.Minute, "h": time.Hour}
 
 // placeholder matches {{ref}} in prose.
 var placeholder = regexp.MustCompile(`\{\{\s*([^{}]*?)\s*\}\}`)

@@ -16,30 +16,11 @@ import (
 // maxPacketSize bounds how much of a packet.json Check reads.
 const maxPacketSize = 64 << 20
 
-// Packet is the part of a replay packet (packet.json) that replay claims can refer to.
-// Fields the incident package does not know are ignored.
-type Packet struct {
-	Scenario string      `json:"scenario"`
-	Seed     json.Number `json:"seed"`
-	Arms     []PacketArm `json:"arms"`
-}
-
-// PacketArm is one arm of a replay (baseline, protected …).
-type PacketArm struct {
-	Name          string             `json:"name"`
-	Totals        map[string]float64 `json:"totals"`
-	Amplification struct {
-		Total   float64            `json:"total"`
-		ByLayer map[string]float64 `json:"by_layer"`
-	} `json:"amplification"`
-	Duplicates map[string]float64 `json:"duplicates"`
-}
-
-// packetTotals are the totals every arm has (missing ones read as 0 in claims).
-var packetTotals = []string{"offered", "admitted", "rejected", "attempts", "goodput", "late", "expired", "shed", "failed", "ambiguous"}
-
-// ReadPacket reads a packet.json.
-func ReadPacket(path string) (*Packet, error) {
+// ReadPacket reads a replay packet (packet.json, as written by `goodput replay`) and
+// returns the environment replay claims are evaluated in: the packet's top-level fields
+// (scenario, seed, arms …) plus each arm under its name, with every field the packet
+// has (totals, amplification, duplicates, rates_per_s, recovery, latency …).
+func ReadPacket(path string) (map[string]any, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
@@ -47,52 +28,36 @@ func ReadPacket(path string) (*Packet, error) {
 	if len(data) > maxPacketSize {
 		return nil, fmt.Errorf("%s is larger than %d MiB", path, maxPacketSize>>20)
 	}
-	var p Packet
-	if err := json.Unmarshal(data, &p); err != nil {
+	var top map[string]any
+	if err := json.Unmarshal(data, &top); err != nil {
 		return nil, fmt.Errorf("%s is not a packet: %v", path, err)
 	}
-	if len(p.Arms) == 0 {
-		return nil, fmt.Errorf("%s has no arms; expected a top-level \"arms\" list with name, totals, amplification and duplicates", path)
+	arms, _ := top["arms"].([]any)
+	if len(arms) == 0 {
+		return nil, fmt.Errorf("%s has no arms; expected a top-level \"arms\" list whose entries have name, totals, amplification and duplicates", path)
 	}
-	for i, a := range p.Arms {
-		if !identRe.MatchString(a.Name) {
-			return nil, fmt.Errorf("%s: arms[%d] has name %q; expected an identifier such as baseline or protected", path, i, a.Name)
+	env := map[string]any{}
+	for k, v := range top {
+		env[k] = v
+	}
+	byName := map[string]any{}
+	for i, a := range arms {
+		arm, _ := a.(map[string]any)
+		name, _ := arm["name"].(string)
+		if arm == nil || !identRe.MatchString(name) {
+			return nil, fmt.Errorf("%s: arms[%d] has no name that is an identifier (such as baseline or protected)", path, i)
 		}
+		if _, clash := top[name]; clash {
+			return nil, fmt.Errorf("%s: arm name %q is also a top-level field", path, name)
+		}
+		byName[name] = arm
+		env[name] = arm
 	}
-	return &p, nil
+	env["arm"] = byName
+	return env, nil
 }
 
 var identRe = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
-
-// env returns the packet as the environment of replay-claim expressions.
-func (p *Packet) env() map[string]any {
-	env := map[string]any{"scenario": p.Scenario, "seed": p.Seed.String()}
-	arms := map[string]any{}
-	for _, a := range p.Arms {
-		totals := map[string]any{}
-		for _, k := range packetTotals {
-			totals[k] = a.Totals[k]
-		}
-		for k, v := range a.Totals {
-			totals[k] = v
-		}
-		byLayer := map[string]any{}
-		for k, v := range a.Amplification.ByLayer {
-			byLayer[k] = v
-		}
-		dups := map[string]any{"payment_authorizations": a.Duplicates["payment_authorizations"], "order_commits": a.Duplicates["order_commits"]}
-		arm := map[string]any{
-			"name":          a.Name,
-			"totals":        totals,
-			"amplification": map[string]any{"total": a.Amplification.Total, "by_layer": byLayer},
-			"duplicates":    dups,
-		}
-		arms[a.Name] = arm
-		env[a.Name] = arm
-	}
-	env["arms"] = arms
-	return env
-}
 
 var memberRe = regexp.MustCompile(`\b[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+\b`)
 
@@ -129,7 +94,7 @@ func (c *checker) replay() {
 		return
 	}
 	path := d.resolve(r.Packet)
-	pk, err := ReadPacket(path)
+	env, err := ReadPacket(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		cmd := "goodput replay " + d.resolve(r.Scenario)
 		c.warnf("replay.packet", "%s does not exist yet; run %s to produce it; %d replay claims not checked", path, cmd, len(r.Claims))
@@ -139,11 +104,11 @@ func (c *checker) replay() {
 		c.errf("replay.packet", "%v", err)
 		return
 	}
-	env := pk.env()
 	var armNames []string
-	for _, a := range pk.Arms {
-		armNames = append(armNames, a.Name)
+	for name := range env["arm"].(map[string]any) {
+		armNames = append(armNames, name)
 	}
+	slices.Sort(armNames)
 	for i, cl := range r.Claims {
 		if strings.TrimSpace(cl.Assert) == "" {
 			continue

@@ -90,6 +90,8 @@ type Document struct {
 	file string         // the file name given to Decode, used in diagnostics
 	pos  map[string]pos // YAML path (e.g. "timeline[2].at") -> source position
 	src  []byte         // the source, to place diagnostics inside multi-line prose
+
+	evaluating map[string]bool // figures being computed, to catch cycles
 }
 
 // Status is an incident's state.
@@ -192,7 +194,8 @@ type Figure struct {
 	Label string `yaml:"label,omitempty" json:"label,omitempty"`
 	// Value is the measured number (12400, 4.8). Write it without separators.
 	Value *float64 `yaml:"value,omitempty" json:"value,omitempty"`
-	// Computed is a reference to a derived value, e.g. "duration" or "pct:recovered:failed".
+	// Computed is a reference to a derived value, e.g. "duration" or "pct:recovered:failed",
+	// or a formula over other figures' IDs, e.g. "logical * (1 + edge_retry/100)".
 	Computed string `yaml:"computed,omitempty" json:"computed,omitempty"`
 	// Display is shown instead of a number, e.g. "None".
 	Display string `yaml:"display,omitempty" json:"display,omitempty"`
@@ -433,9 +436,11 @@ type Replay struct {
 //	protected.duplicates.payment_authorizations == 0
 //	protected.totals.goodput > baseline.totals.goodput
 //
-// Each arm exposes name, totals.{offered, admitted, rejected, attempts, goodput, late,
-// expired, shed, failed, ambiguous}, amplification.{total, by_layer.LAYER} and
-// duplicates.{payment_authorizations, order_commits}; scenario and seed are top-level.
+// Each arm exposes the fields of its packet.json entry: name, totals.{offered, admitted,
+// rejected, attempts, goodput, late, expired, shed, failed, ambiguous},
+// amplification.{total, by_layer}, duplicates.{payment_authorizations, order_commits} and
+// whatever else the packet records (rates_per_s, recovery …); scenario and seed are
+// top-level, and arm["name"] reaches an arm by name.
 type ReplayClaim struct {
 	// Text is the document's statement the assertion backs, e.g. "no duplicate payment
 	// authorisation". When given, it must occur in the document's prose.
@@ -458,8 +463,8 @@ type Claim struct {
 	// series@A, a figure ID …) or an arithmetic formula over figure IDs, e.g.
 	// "logical * (1 + edge_retry/100)".
 	Value string `yaml:"value,omitempty" json:"value,omitempty"`
-	// Unit is the unit of a formula's result when it is not a plain number: "%", "ms",
-	// "s", "min" or "h" (durations). Ignored for references, which carry their unit.
+	// Unit says what a plain number computed by Value means: "%", or "ms", "s", "min" or
+	// "h" for a duration. References to durations, percentages and ratios carry their own.
 	Unit string `yaml:"unit,omitempty" json:"unit,omitempty" jsonschema:"enum=,enum=%,enum=ms,enum=s,enum=min,enum=h"`
 	// Source, instead of Value, records where an external figure comes from.
 	Source string `yaml:"source,omitempty" json:"source,omitempty"`
