@@ -211,9 +211,10 @@ type Controller struct {
 	inFlight int
 	byClass  [NumClasses]int
 
-	// The current sample window.
+	// The current sample window, on clock.
+	clock    clock
 	started  bool
-	winStart time.Time
+	winStart int64
 	n        int
 	drops    int
 	sumQueue time.Duration
@@ -324,7 +325,8 @@ func (c *Controller) Done(now time.Time, s Sample) {
 }
 
 // tick closes the current window if it is over. c.mu held.
-func (c *Controller) tick(now time.Time) {
+func (c *Controller) tick(t time.Time) {
+	now := c.clock.nanos(t)
 	if !c.started {
 		c.started = true
 		c.winStart = now
@@ -332,7 +334,7 @@ func (c *Controller) tick(now time.Time) {
 		return
 	}
 	full := c.cfg.WindowSamples > 0 && c.n >= c.cfg.WindowSamples
-	if !full && now.Sub(c.winStart) < c.cfg.Window {
+	if !full && now-c.winStart < int64(c.cfg.Window) {
 		return
 	}
 	if c.n > 0 {
@@ -509,4 +511,23 @@ func (c *Controller) Stats() Stats {
 		Increases: c.increases,
 		Unmatched: c.unmatched,
 	}
+}
+
+// clock turns instants into nanoseconds since the first instant it saw, so
+// that the hot path compares integers: time.Time's Sub and Add cost tens of
+// nanoseconds each. Instants more than 285 years from the first saturate.
+type clock struct {
+	base int64 // Unix seconds of the first instant
+	set  bool
+}
+
+func (c *clock) nanos(t time.Time) int64 {
+	const limit = 285 * 365 * 24 * 3600 // seconds; ×1e9 stays within int64
+	sec := t.Unix()
+	if !c.set {
+		c.base, c.set = sec, true
+	}
+	d := sec - c.base
+	d = max(min(d, limit), -limit)
+	return d*1e9 + int64(t.Nanosecond())
 }

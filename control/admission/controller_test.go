@@ -631,3 +631,23 @@ func BenchmarkAdmit(b *testing.B) {
 		}
 	})
 }
+
+// TestWindowsOnTheZeroInstant drives the windows from the zero time.Time, as
+// a simulator might; UnixNano would overflow there.
+func TestWindowsOnTheZeroInstant(t *testing.T) {
+	var base time.Time
+	c := mustNew(t, Config{Max: 100})
+	for w := range 3 {
+		at := base.Add(time.Duration(w) * time.Second)
+		for range 60 {
+			c.Admit(at, Request{})
+		}
+		for range 60 {
+			c.Done(at, Sample{QueueDelay: time.Second})
+		}
+	}
+	c.Admit(base.Add(3*time.Second), Request{Slack: -1})
+	if st := c.Stats(); st.Windows != 3 || st.Limit != 85 {
+		t.Errorf("stats %+v, want 3 windows and limit 85", st)
+	}
+}

@@ -3,6 +3,7 @@ package queue
 import (
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
 	"sync"
 	"time"
@@ -124,8 +125,29 @@ func (s Stats) DroppedTotal() uint64 {
 
 type entry[T any] struct {
 	item     T
-	enq      time.Time
-	deadline time.Time // zero: none
+	enq      int64 // nanoseconds on q.clock
+	deadline int64 // nanoseconds on q.clock; noDeadline: none
+}
+
+const noDeadline = math.MaxInt64
+
+// clock turns instants into nanoseconds since the first instant it saw, so
+// that the hot path compares integers: time.Time's Sub and Add cost tens of
+// nanoseconds each. Instants more than 285 years from the first saturate.
+type clock struct {
+	base int64 // Unix seconds of the first instant
+	set  bool
+}
+
+func (c *clock) nanos(t time.Time) int64 {
+	const limit = 285 * 365 * 24 * 3600 // seconds; ×1e9 stays within int64
+	sec := t.Unix()
+	if !c.set {
+		c.base, c.set = sec, true
+	}
+	d := sec - c.base
+	d = max(min(d, limit), -limit)
+	return d*1e9 + int64(t.Nanosecond())
 }
 
 // Queue is a FIFO bounded by count, age and deadline, with optional CoDel
@@ -141,13 +163,14 @@ type Queue[T any] struct {
 	mu       sync.Mutex
 	cfg      Config
 	interval time.Duration
+	clock    clock
 	buf      []entry[T]
 	head, n  int
 
 	// CoDel state.
 	observed    bool
-	intervalEnd time.Time
-	minAge      time.Duration // smallest oldest-useful age seen this interval
+	intervalEnd int64
+	allAbove    bool // the oldest useful item was older than Target at every observation this interval
 	congested   bool
 
 	stats Stats
@@ -172,8 +195,11 @@ func New[T any](cfg Config) (*Queue[T], error) {
 func (q *Queue[T]) Push(now time.Time, item T, deadline time.Time) error {
 	q.mu.Lock()
 	defer q.mu.Unlock()
+	n := q.clock.nanos(now)
+	dl := int64(noDeadline)
 	if !deadline.IsZero() {
-		if left := deadline.Sub(now); left <= 0 || left < q.cfg.Expected {
+		dl = q.clock.nanos(deadline)
+		if left := dl - n; left <= 0 || left < int64(q.cfg.Expected) {
 			q.stats.RejectedDeadline++
 			return ErrDeadline
 		}
@@ -185,7 +211,7 @@ func (q *Queue[T]) Push(now time.Time, item T, deadline time.Time) error {
 	if q.n == len(q.buf) {
 		q.grow()
 	}
-	q.buf[q.index(q.n)] = entry[T]{item: item, enq: now, deadline: deadline}
+	q.buf[q.index(q.n)] = entry[T]{item: item, enq: n, deadline: dl}
 	q.n++
 	q.stats.Pushed++
 	q.stats.MaxLen = max(q.stats.MaxLen, q.n)
@@ -214,17 +240,17 @@ func (q *Queue[T]) grow() {
 
 // doom reports whether e should be dropped at now, and why. CoDel is not
 // considered here.
-func (q *Queue[T]) doom(e *entry[T], now time.Time) (Reason, bool) {
-	if !e.deadline.IsZero() {
-		left := e.deadline.Sub(now)
+func (q *Queue[T]) doom(e *entry[T], now int64) (Reason, bool) {
+	if e.deadline != noDeadline {
+		left := e.deadline - now
 		if left <= 0 {
 			return ReasonExpired, true
 		}
-		if left < q.cfg.Expected {
+		if left < int64(q.cfg.Expected) {
 			return ReasonDeadline, true
 		}
 	}
-	if q.cfg.MaxAge > 0 && now.Sub(e.enq) > q.cfg.MaxAge {
+	if q.cfg.MaxAge > 0 && now-e.enq > int64(q.cfg.MaxAge) {
 		return ReasonAge, true
 	}
 	return 0, false
@@ -248,23 +274,24 @@ func (q *Queue[T]) takeTail() T {
 }
 
 // observe feeds CoDel the age of the oldest useful item (0 when empty).
-func (q *Queue[T]) observe(now time.Time, age time.Duration) {
+func (q *Queue[T]) observe(now, age int64) {
 	if q.cfg.Target == 0 {
 		return
 	}
+	above := age > int64(q.cfg.Target)
 	switch {
 	case !q.observed:
 		q.observed = true
-		q.intervalEnd = now.Add(q.interval)
-		q.minAge = age
-	case !now.Before(q.intervalEnd):
+		q.intervalEnd = now + int64(q.interval)
+		q.allAbove = above
+	case now >= q.intervalEnd:
 		// The interval is over: congested for the next one if the oldest
 		// useful item was older than Target at every observation.
-		q.congested = q.minAge > q.cfg.Target
-		q.intervalEnd = now.Add(q.interval)
-		q.minAge = age
-	case age < q.minAge:
-		q.minAge = age
+		q.congested = q.allAbove
+		q.intervalEnd = now + int64(q.interval)
+		q.allAbove = above
+	default:
+		q.allAbove = q.allAbove && above
 	}
 }
 
@@ -278,9 +305,10 @@ const (
 
 // step removes one item under the lock: the next item to serve, or one item
 // to drop.
-func (q *Queue[T]) step(now time.Time) (item T, r Reason, o outcome) {
+func (q *Queue[T]) step(t time.Time) (item T, r Reason, o outcome) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
+	now := q.clock.nanos(t)
 	if q.n == 0 {
 		q.observe(now, 0)
 		return item, 0, outEmpty
@@ -289,10 +317,10 @@ func (q *Queue[T]) step(now time.Time) (item T, r Reason, o outcome) {
 		q.stats.Dropped[r]++
 		return q.takeHead(), r, outDropped
 	}
-	age := now.Sub(q.buf[q.head].enq)
+	age := now - q.buf[q.head].enq
 	q.observe(now, age)
 	if q.congested {
-		if age > 2*q.cfg.Target {
+		if age > 2*int64(q.cfg.Target) {
 			q.stats.Dropped[ReasonCoDel]++
 			return q.takeHead(), ReasonCoDel, outDropped
 		}
@@ -358,9 +386,10 @@ func (q *Queue[T]) Prune(now time.Time, drop func(item T, r Reason)) int {
 }
 
 // pruneOne removes the first doomed item at position from or later.
-func (q *Queue[T]) pruneOne(now time.Time, from int) (item T, r Reason, next int, ok bool) {
+func (q *Queue[T]) pruneOne(t time.Time, from int) (item T, r Reason, next int, ok bool) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
+	now := q.clock.nanos(t)
 	for i := from; i < q.n; i++ {
 		r, doomed := q.doom(&q.buf[q.index(i)], now)
 		if !doomed {
@@ -383,13 +412,14 @@ func (q *Queue[T]) pruneOne(now time.Time, from int) (item T, r Reason, next int
 // that are expired, cannot meet their deadline or are older than MaxAge are
 // skipped (Pop would drop them). It returns 0 when no item is useful. It does
 // not change the queue.
-func (q *Queue[T]) OldestAge(now time.Time) time.Duration {
+func (q *Queue[T]) OldestAge(t time.Time) time.Duration {
 	q.mu.Lock()
 	defer q.mu.Unlock()
+	now := q.clock.nanos(t)
 	for i := range q.n {
 		e := &q.buf[q.index(i)]
 		if _, doomed := q.doom(e, now); !doomed {
-			return max(now.Sub(e.enq), 0)
+			return time.Duration(max(now-e.enq, 0))
 		}
 	}
 	return 0

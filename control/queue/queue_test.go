@@ -497,3 +497,28 @@ func BenchmarkPushPop(b *testing.B) {
 		})
 	})
 }
+
+// TestInstantsFarFromToday runs a queue on the zero time.Time, as a
+// simulator might, and across centuries, where UnixNano would overflow.
+func TestInstantsFarFromToday(t *testing.T) {
+	for _, base := range []time.Time{{}, time.Date(1500, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(2500, 1, 1, 0, 0, 0, 0, time.UTC)} {
+		q := mustNew[int](t, Config{Expected: ms(100), MaxAge: time.Second})
+		q.Push(base, 1, base.Add(ms(150)))
+		q.Push(base.Add(ms(10)), 2, time.Time{})
+		if got := q.OldestAge(base.Add(ms(40))); got != ms(40) {
+			t.Errorf("%v: OldestAge = %v, want 40ms", base, got)
+		}
+		var r Reason
+		item, ok := q.Pop(base.Add(ms(60)), func(_ int, why Reason) { r = why })
+		if !ok || item != 2 || r != ReasonDeadline {
+			t.Errorf("%v: Pop = %d %v, dropped for %v", base, item, ok, r)
+		}
+	}
+	// An instant centuries after the first saturates instead of wrapping
+	// around: the item is too old, not young.
+	q := mustNew[int](t, Config{MaxAge: time.Hour})
+	q.Push(t0, 1, time.Time{})
+	if _, ok := q.Pop(t0.AddDate(400, 0, 0), nil); ok {
+		t.Error("an item 400 years old was served")
+	}
+}
