@@ -112,14 +112,14 @@ func TestAgainstModel(t *testing.T) {
 	}
 	seen := map[State]int{}
 	for ci, cfg := range configs {
-		for seed := range uint64(50) {
+		for seed := range uint64(20) {
 			r := rand.New(rand.NewPCG(seed, uint64(ci)))
 			b := mustNew(t, cfg)
 			m := newModel(cfg)
 			now := t0
 			var pending []Ticket
 			errRate := []float64{0.05, 0.3, 0.8}[r.IntN(3)]
-			for i := range 3000 {
+			for i := range 2000 {
 				switch k := r.IntN(100); {
 				case k < 60:
 					now = now.Add(time.Duration(r.IntN(300)) * time.Millisecond)
