@@ -38,11 +38,11 @@ func (r Rule) String() string {
 	return fmt.Sprintf("Rule(%d)", uint8(r))
 }
 
-// DefaultShare is the share of the effective limit each class may fill when
+// defaultShare is the share of the effective limit each class may fill when
 // [Config.Share] is all zero: Continuation 100 %, Lookup 95 %, Standard 85 %,
 // Sheddable 60 %. Standard work therefore leaves 15 % of the limit to
 // continuations and lookups, and sheddable work is refused from 60 %.
-var DefaultShare = [NumClasses]float64{1, 0.95, 0.85, 0.6}
+var defaultShare = [NumClasses]float64{1, 0.95, 0.85, 0.6}
 
 // Config configures a [Controller]. The zero value is valid: an AIMD
 // controller starting at 1000 in-flight requests, bounded to [1, 1000],
@@ -61,7 +61,10 @@ type Config struct {
 	// that class is admitted. The slots above a class's share are reserved for
 	// the classes with a larger share. Shares are in [0, 1], must not increase
 	// from Continuation to Sheddable, and Continuation's must be positive; a
-	// share of 0 closes a class for good. All zero means [DefaultShare].
+	// share of 0 closes a class for good. All zero means the defaults:
+	// Continuation 1, Lookup 0.95, Standard 0.85, Sheddable 0.6, so Standard
+	// work leaves 15 % of the limit to continuations and lookups and
+	// sheddable work is refused from 60 %.
 	Share [NumClasses]float64
 	// Target is, for AIMD, the mean queueing delay above which a window is
 	// congested and, for Gradient, the latency allowance added to the minimum
@@ -106,7 +109,7 @@ func (c Config) withDefaults() Config {
 		c.Initial = c.Max
 	}
 	if c.Share == ([NumClasses]float64{}) {
-		c.Share = DefaultShare
+		c.Share = defaultShare
 	}
 	if c.Target == 0 {
 		c.Target = 20 * time.Millisecond
