@@ -1,11 +1,249 @@
 package main
 
 import (
+	"context"
+	"errors"
+	"flag"
 	"fmt"
 	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+	"golang.org/x/term"
+
+	"goodput/packet"
+	"goodput/report"
+	"goodput/scenario"
 )
 
-// runReplay is the 'replay' subcommand. (Being built; see the open issue.)
+// runReplay is the 'replay' subcommand: it loads a scenario, runs every arm on the same
+// offered load and random draws, prints the arms side by side and writes the packet.
 func runReplay(args []string, stdout, stderr io.Writer) error {
-	return fmt.Errorf("replay: not built yet")
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	return replay(ctx, args, stdout, stderr, replayEnv{
+		load:     scenario.Load,
+		run:      runModel,
+		terminal: isTerminal(stderr),
+		now:      time.Now, // the progress bar is the one real-time part of a replay
+	})
+}
+
+// runScenario runs every arm of sc with seed and returns the comparison packet. progress, if
+// not nil, is called with the simulated time done and the total, from any goroutine.
+type runScenario func(ctx context.Context, sc *scenario.Scenario, seed uint64, progress func(done, total time.Duration)) (*packet.Packet, error)
+
+// replayEnv is what replay needs from the outside world; tests replace it.
+type replayEnv struct {
+	load func(path string) (*scenario.Scenario, error)
+	run  runScenario
+	// terminal reports whether stderr is a terminal: only then is a progress bar drawn.
+	terminal bool
+	// now reads the wall clock for the progress bar's delay; nil means no progress bar.
+	now func() time.Time
+}
+
+// progressDelay is how long a run must last before a progress bar appears.
+const progressDelay = time.Second
+
+func replayUsage(w io.Writer, fs *flag.FlagSet) {
+	fmt.Fprintln(w, "usage: goodput replay FILE.scenario.yaml [--seed N] [--out DIR] [--json] [--quiet]")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Replays the scenario's incident under every arm (policy) on identical offered load and")
+	fmt.Fprintln(w, "random draws, prints the arms side by side, and with --out writes packet.json, series.csv")
+	fmt.Fprintln(w, "and events.jsonl. Flags may come before or after FILE.")
+	fmt.Fprintln(w)
+	fs.PrintDefaults()
+}
+
+// replayFlags are the parsed command line of 'goodput replay'.
+type replayFlags struct {
+	file    string
+	seed    uint64
+	seedSet bool
+	out     string
+	json    bool
+	quiet   bool
+}
+
+// parseReplayFlags parses args, accepting flags before and after the scenario file.
+func parseReplayFlags(args []string, stderr io.Writer) (replayFlags, error) {
+	var f replayFlags
+	fs := flag.NewFlagSet("replay", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Uint64Var(&f.seed, "seed", 0, "random seed (default: the scenario's seed)")
+	fs.StringVar(&f.out, "out", "", "write packet.json, series.csv and events.jsonl to `DIR` (created if needed)")
+	fs.BoolVar(&f.json, "json", false, "write packet.json to standard output instead of the table")
+	fs.BoolVar(&f.quiet, "quiet", false, "print nothing on success except what --json asks for")
+	fs.Usage = func() { replayUsage(stderr, fs) }
+
+	var files []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return f, err
+			}
+			return f, fmt.Errorf("%w: replay: %v", errUsage, err)
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			break
+		}
+		files = append(files, args[0])
+		args = args[1:]
+	}
+	fs.Visit(func(fl *flag.Flag) {
+		if fl.Name == "seed" {
+			f.seedSet = true
+		}
+	})
+	switch len(files) {
+	case 0:
+		fs.Usage()
+		return f, fmt.Errorf("%w: replay needs a scenario file", errUsage)
+	case 1:
+		f.file = files[0]
+	default:
+		return f, fmt.Errorf("%w: replay takes one scenario file, got %d: %s", errUsage, len(files), strings.Join(files, " "))
+	}
+	return f, nil
+}
+
+// replay runs 'goodput replay' with its dependencies passed in.
+func replay(ctx context.Context, args []string, stdout, stderr io.Writer, env replayEnv) error {
+	f, err := parseReplayFlags(args, stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	sc, err := env.load(f.file)
+	if err != nil {
+		return err
+	}
+	seed := sc.Seed
+	if f.seedSet {
+		seed = f.seed
+	}
+
+	var (
+		bar    *progress
+		update func(done, total time.Duration)
+	)
+	if env.terminal && env.now != nil && !f.quiet {
+		bar = newProgress(stderr, env.now, progressDelay)
+		update = bar.update
+	}
+	p, err := env.run(ctx, sc, seed, update)
+	bar.finish()
+	if err != nil {
+		return fmt.Errorf("replay %s: %w", f.file, err)
+	}
+	return writeReplay(p, f, stdout, stderr)
+}
+
+// writeReplay writes the outputs of a finished replay: the packet directory, then the table
+// or packet.json on stdout. A failed invariant is an error, reported after everything is
+// written.
+func writeReplay(p *packet.Packet, f replayFlags, stdout, stderr io.Writer) error {
+	if f.out != "" {
+		if err := p.WriteDir(f.out); err != nil {
+			return err
+		}
+	}
+	switch {
+	case f.json:
+		if err := p.WriteJSON(stdout); err != nil {
+			return err
+		}
+	case !f.quiet:
+		if err := report.Table(stdout, p); err != nil {
+			return err
+		}
+	}
+	if f.out != "" && !f.quiet {
+		fmt.Fprintf(stderr, "goodput: wrote %s, %s and %s to %s\n", packet.JSONFile, packet.SeriesFile, packet.EventsFile, f.out)
+	}
+	var failed []string
+	for _, a := range p.Arms {
+		for _, inv := range a.Invariants {
+			if !inv.Pass {
+				failed = append(failed, fmt.Sprintf("%s: %s (%s)", a.Name, inv.Name, inv.Message))
+			}
+		}
+	}
+	if len(failed) > 0 {
+		return fmt.Errorf("replay: invariant failed: %s", strings.Join(failed, "; "))
+	}
+	return nil
+}
+
+// progress draws a progress bar of simulated time on stderr once a run has lasted longer
+// than a delay. Its methods are safe for concurrent use (arms report from their own
+// goroutines) and do nothing on a nil *progress.
+type progress struct {
+	w     io.Writer
+	now   func() time.Time
+	start time.Time
+	delay time.Duration
+
+	mu   sync.Mutex
+	bar  *progressbar.ProgressBar
+	done time.Duration
+}
+
+func newProgress(w io.Writer, now func() time.Time, delay time.Duration) *progress {
+	return &progress{w: w, now: now, start: now(), delay: delay}
+}
+
+// update records progress; the bar shows the furthest point any arm has reached.
+func (p *progress) update(done, total time.Duration) {
+	if p == nil || total <= 0 {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if done <= p.done {
+		return
+	}
+	p.done = done
+	if p.bar == nil {
+		if p.now().Sub(p.start) < p.delay {
+			return
+		}
+		p.bar = progressbar.NewOptions64(int64(total/time.Second),
+			progressbar.OptionSetWriter(p.w),
+			progressbar.OptionSetDescription("replaying"),
+			progressbar.OptionSetItsString("simulated s"),
+			progressbar.OptionShowIts(),
+			progressbar.OptionSetPredictTime(true),
+			progressbar.OptionClearOnFinish(),
+			progressbar.OptionThrottle(100*time.Millisecond),
+		)
+	}
+	_ = p.bar.Set64(int64(done / time.Second))
+}
+
+// finish removes the bar, if one was drawn.
+func (p *progress) finish() {
+	if p == nil {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.bar != nil {
+		_ = p.bar.Finish()
+		_ = p.bar.Clear()
+	}
+}
+
+// isTerminal reports whether w is a terminal.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
 }
