@@ -1,0 +1,520 @@
+package budget
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Slices is the number of buckets the TTL window is divided into: deposits
+// and withdrawals expire a bucket at a time, so with the default 10 s TTL
+// they expire second by second.
+const Slices = 10
+
+// DefaultTTL is the deposit lifetime when [Config.TTL] is zero.
+const DefaultTTL = 10 * time.Second
+
+// NoDeadline is the [Retry.Remaining] of a request without a deadline.
+const NoDeadline = time.Duration(math.MaxInt64)
+
+// Config configures a [Budget]. The zero Config is valid and allows no
+// retries at all: no ratio, no floor.
+type Config struct {
+	// Ratio is the number of retries allowed per first attempt within the
+	// TTL window: 0.2 in Finagle and Linkerd, 0.02 in the Northstar protected
+	// policy (8,600 requests/s buy 172 retries/s). Zero allows only the floor.
+	Ratio float64
+	// MinPerSecond is a floor of retries per second that is always available,
+	// so a service with little traffic can still retry: MinPerSecond×TTL
+	// retries per window, whatever the request count. Zero means no floor.
+	MinPerSecond float64
+	// TTL is how long a deposit (a first attempt) and a withdrawal (an
+	// allowed retry) count. It must be from 1 s to 60 s; zero means
+	// [DefaultTTL].
+	TTL time.Duration
+	// TenantShare is the largest fraction of the window's pool one tenant's
+	// retries may use, so no tenant can take the whole pool. Zero means no
+	// limit (and tenants are not tracked).
+	TenantShare float64
+}
+
+// Finagle returns the defaults of Finagle's RetryBudget and Linkerd's
+// retryBudget: 20% of requests, a floor of 10 retries a second, a 10 s TTL.
+func Finagle() Config {
+	return Config{Ratio: 0.2, MinPerSecond: 10, TTL: 10 * time.Second}
+}
+
+// Protected returns the budget of the Northstar protected policy (seed 004):
+// retries suppressed to 2% of requests with no floor, so 8,600 admitted
+// requests/s allow at most 172 retries/s.
+func Protected() Config {
+	return Config{Ratio: 0.02, TTL: 10 * time.Second}
+}
+
+// Validate reports whether c is usable.
+func (c Config) Validate() error {
+	switch {
+	case !finite(c.Ratio) || c.Ratio < 0:
+		return fmt.Errorf("budget: Ratio %v; want a number 0 or more (retries per request, e.g. 0.2)", c.Ratio)
+	case !finite(c.MinPerSecond) || c.MinPerSecond < 0:
+		return fmt.Errorf("budget: MinPerSecond %v; want a number 0 or more", c.MinPerSecond)
+	case c.TTL < 0 || c.TTL > 0 && (c.TTL < time.Second || c.TTL > time.Minute):
+		return fmt.Errorf("budget: TTL %v; want 0 (10s) or from 1s to 1m0s", c.TTL)
+	case !finite(c.TenantShare) || c.TenantShare < 0 || c.TenantShare > 1:
+		return fmt.Errorf("budget: TenantShare %v; want 0 (no limit) or a fraction up to 1", c.TenantShare)
+	}
+	return nil
+}
+
+func finite(f float64) bool { return !math.IsNaN(f) && !math.IsInf(f, 0) }
+
+// Failure classifies why an attempt failed, which decides whether it may be
+// retried. The zero value, Unclassified, is never retried.
+type Failure uint8
+
+const (
+	// Unclassified: nothing is known about the failure; not retried.
+	Unclassified Failure = iota
+	// Transient: a failure the next attempt may not meet (a reset
+	// connection, a 502, a brief unavailability). Retriable.
+	Transient
+	// Timeout: the per-call timeout fired; the attempt may still have been
+	// applied, so only an idempotent or deduplicated operation is retried.
+	// Retriable.
+	Timeout
+	// Overload: the dependency said explicitly that it is overloaded (429,
+	// or 503 with an overload reason). Never retried within the window:
+	// retrying adds load exactly where there is no capacity.
+	Overload
+	// Permanent: the next attempt would fail the same way (a 4xx, a
+	// validation error, a declined payment). Not retried.
+	Permanent
+	// Canceled: the caller cancelled or the deadline passed. Not retried.
+	Canceled
+)
+
+var failureNames = [...]string{"unclassified", "transient", "timeout", "overload", "permanent", "canceled"}
+
+func (f Failure) String() string {
+	if int(f) < len(failureNames) {
+		return failureNames[f]
+	}
+	return "Failure(" + strconv.Itoa(int(f)) + ")"
+}
+
+// Retriable reports whether f is Transient or Timeout.
+func (f Failure) Retriable() bool { return f == Transient || f == Timeout }
+
+// Retry describes one retry a caller would like to make.
+type Retry struct {
+	// Tenant is charged for the retry when [Config.TenantShare] is set.
+	Tenant string
+	// Failure is how the previous attempt failed.
+	Failure Failure
+	// Idempotent: applying the operation twice has the effect of applying it
+	// once (a read, a PUT of a whole value).
+	Idempotent bool
+	// Deduplicated: the operation carries a logical identity that the
+	// dependency deduplicates (see package goodput/control/identity).
+	Deduplicated bool
+	// Remaining is the time left before the request's deadline
+	// (deadline.Remaining(d, now)), or [NoDeadline].
+	Remaining time.Duration
+	// Expected is the time the retry needs to be useful: the backoff wait
+	// plus the expected latency of one attempt (e.g. its p90).
+	Expected time.Duration
+}
+
+// Reason says why a [Decision] was made.
+type Reason uint8
+
+const (
+	// ReasonAllowed: the retry was allowed and took a token.
+	ReasonAllowed Reason = iota
+	// ReasonNotTransient: the failure is not classified transient.
+	ReasonNotTransient
+	// ReasonOverload: the failure was an explicit overload response.
+	ReasonOverload
+	// ReasonNotIdempotent: the operation is neither idempotent nor
+	// deduplicated by identity.
+	ReasonNotIdempotent
+	// ReasonDeadline: less deadline remains than the retry is expected to need.
+	ReasonDeadline
+	// ReasonTenantShare: the tenant has used its share of the pool.
+	ReasonTenantShare
+	// ReasonExhausted: no token remains in the pool.
+	ReasonExhausted
+	// NumReasons is the number of reasons, for arrays indexed by Reason.
+	NumReasons
+)
+
+var reasonNames = [NumReasons]string{"allowed", "not-transient", "overload", "not-idempotent", "deadline", "tenant-share", "exhausted"}
+
+// String returns the reason's short name, e.g. "exhausted", as used in
+// metrics labels and traces.
+func (r Reason) String() string {
+	if r < NumReasons {
+		return reasonNames[r]
+	}
+	return "Reason(" + strconv.Itoa(int(r)) + ")"
+}
+
+// ParseReason returns the Reason whose String is s.
+func ParseReason(s string) (Reason, error) {
+	for i, n := range reasonNames {
+		if n == s {
+			return Reason(i), nil
+		}
+	}
+	return 0, fmt.Errorf("budget: unknown reason %q; want one of %s", s, strings.Join(reasonNames[:], ", "))
+}
+
+// Errors returned by [Decision.Err], one per refusal [Reason].
+var (
+	ErrNotTransient  = errors.New("budget: failure not transient")
+	ErrOverload      = errors.New("budget: overload response not retried")
+	ErrNotIdempotent = errors.New("budget: operation neither idempotent nor deduplicated")
+	ErrDeadline      = errors.New("budget: not enough deadline left for an attempt")
+	ErrTenantShare   = errors.New("budget: tenant share exhausted")
+	ErrExhausted     = errors.New("budget: exhausted")
+)
+
+var reasonErrs = [NumReasons]error{nil, ErrNotTransient, ErrOverload, ErrNotIdempotent, ErrDeadline, ErrTenantShare, ErrExhausted}
+
+// Decision is the answer of [Budget.Allow].
+type Decision struct {
+	Allowed bool
+	Reason  Reason
+}
+
+// Err returns nil when d allowed the retry, and otherwise the sentinel error
+// of its reason (ErrExhausted, ErrDeadline, ...).
+func (d Decision) Err() error {
+	if d.Allowed || d.Reason >= NumReasons {
+		return nil
+	}
+	return reasonErrs[d.Reason]
+}
+
+// Stats are a [Budget]'s counters since it was created.
+type Stats struct {
+	// Requests counts first attempts deposited by [Budget.Request].
+	Requests int64
+	// Retries counts retries allowed: the tokens used.
+	Retries int64
+	// Suppressed counts retries refused, by reason. Suppressed[ReasonAllowed]
+	// is always 0.
+	Suppressed [NumReasons]int64
+}
+
+// Suppressions returns the number of retries refused, for all reasons.
+func (s Stats) Suppressions() int64 {
+	var n int64
+	for _, v := range s.Suppressed {
+		n += v
+	}
+	return n
+}
+
+// Window is what a budget's TTL window holds at one instant.
+type Window struct {
+	// Requests and Retries count the first attempts deposited and the
+	// retries allowed within the window.
+	Requests, Retries int64
+	// Pool is the number of retries the window allows:
+	// Ratio×Requests + MinPerSecond×TTL for the whole budget, TenantShare of
+	// that for one tenant.
+	Pool float64
+}
+
+// Available returns the tokens left in the window: Pool − Retries, at least 0.
+func (w Window) Available() float64 { return math.Max(0, w.Pool-float64(w.Retries)) }
+
+// Budget is one retry budget shared by every layer, request class and tenant
+// that retries on behalf of the same logical requests: the single owner of
+// retries that the seed asks for. Call [Budget.Request] for each first
+// attempt and [Budget.Allow] before each retry; Allow takes a token when it
+// allows the retry. [Budget.SetRatio] tightens or loosens it, e.g. on a load
+// state change.
+//
+// Like Finagle's RetryBudget, the budget counts deposits (first attempts)
+// and withdrawals (retries) over a TTL window and allows a retry while
+//
+//	retries in window + 1 ≤ Ratio × requests in window + MinPerSecond × TTL
+//
+// The window is a ring of [Slices] buckets indexed by the time passed in, so
+// Allow and Request never allocate and no goroutine or timer is involved.
+// Time going backwards counts as no time passed; a jump forward of a TTL or
+// more empties the window. Instants must lie between the years 1678 and 2262.
+//
+// A Budget is safe for concurrent use. Create one with [New].
+type Budget struct {
+	mu      sync.Mutex
+	ratio   float64
+	reserve float64 // MinPerSecond × TTL, in retries
+	share   float64
+	width   int64 // nanoseconds per bucket
+
+	started bool
+	cur     int64 // index of the current bucket
+	curEnd  int64 // UnixNano at which the bucket after cur starts
+	w       ring
+
+	tenants map[string]*tenant
+	free    []*tenant
+	sweepAt int
+
+	stats Stats
+}
+
+// ring is a TTL window of buckets with running sums.
+type ring struct {
+	reqs, rets       [Slices]int64
+	sumReqs, sumRets int64
+}
+
+// tenant is one tenant's window, advanced lazily to the budget's bucket.
+type tenant struct {
+	cur int64
+	w   ring
+}
+
+// New returns a Budget configured by cfg, with an empty window.
+func New(cfg Config) (*Budget, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	ttl := cfg.TTL
+	if ttl == 0 {
+		ttl = DefaultTTL
+	}
+	b := &Budget{
+		ratio:   cfg.Ratio,
+		reserve: cfg.MinPerSecond * ttl.Seconds(),
+		share:   cfg.TenantShare,
+		width:   int64(ttl) / Slices,
+		sweepAt: minSweep,
+	}
+	if b.share > 0 {
+		b.tenants = make(map[string]*tenant)
+	}
+	return b, nil
+}
+
+// Request deposits one first attempt made at now on behalf of tenant.
+// Retries are not deposits: do not call Request for them.
+func (b *Budget) Request(now time.Time, tenant string) {
+	b.mu.Lock()
+	b.advance(now)
+	slot := slotOf(b.cur)
+	b.w.reqs[slot]++
+	b.w.sumReqs++
+	b.stats.Requests++
+	if b.tenants != nil {
+		t := b.tenant(tenant)
+		t.w.reqs[slot]++
+		t.w.sumReqs++
+	}
+	b.mu.Unlock()
+}
+
+// epsilon absorbs rounding in Ratio×requests (0.29×100 is 28.999999999999996).
+const epsilon = 1e-9
+
+// Allow decides at now whether the retry r may be made, and takes a token
+// when it may. The checks run in order, and the first that fails is the
+// Decision's reason: the failure must be retriable ([ReasonOverload] for an
+// explicit overload response, [ReasonNotTransient] otherwise); the operation
+// must be idempotent or deduplicated; Remaining must be positive and at least
+// Expected; the tenant must be under its share; and a token must remain.
+func (b *Budget) Allow(now time.Time, r Retry) Decision {
+	var reason Reason
+	switch {
+	case r.Failure == Overload:
+		reason = ReasonOverload
+	case !r.Failure.Retriable():
+		reason = ReasonNotTransient
+	case !r.Idempotent && !r.Deduplicated:
+		reason = ReasonNotIdempotent
+	case r.Remaining <= 0 || r.Remaining < r.Expected:
+		reason = ReasonDeadline
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if reason != ReasonAllowed {
+		b.stats.Suppressed[reason]++
+		return Decision{Reason: reason}
+	}
+	b.advance(now)
+	pool := b.ratio*float64(b.w.sumReqs) + b.reserve
+	var t *tenant
+	if b.tenants != nil {
+		t = b.tenant(r.Tenant)
+		if float64(t.w.sumRets+1) > b.share*pool+epsilon {
+			b.stats.Suppressed[ReasonTenantShare]++
+			return Decision{Reason: ReasonTenantShare}
+		}
+	}
+	if float64(b.w.sumRets+1) > pool+epsilon {
+		b.stats.Suppressed[ReasonExhausted]++
+		return Decision{Reason: ReasonExhausted}
+	}
+	slot := slotOf(b.cur)
+	b.w.rets[slot]++
+	b.w.sumRets++
+	if t != nil {
+		t.w.rets[slot]++
+		t.w.sumRets++
+	}
+	b.stats.Retries++
+	return Decision{Allowed: true, Reason: ReasonAllowed}
+}
+
+// SetRatio changes the ratio of retries to requests from now on. It applies
+// to the whole window at once: deposits already made buy retries at the new
+// ratio, so tightening takes effect immediately rather than after a TTL.
+func (b *Budget) SetRatio(now time.Time, ratio float64) error {
+	if !finite(ratio) || ratio < 0 {
+		return fmt.Errorf("budget: ratio %v; want a number 0 or more", ratio)
+	}
+	b.mu.Lock()
+	b.advance(now)
+	b.ratio = ratio
+	b.mu.Unlock()
+	return nil
+}
+
+// Ratio returns the current ratio of retries to requests.
+func (b *Budget) Ratio() float64 {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.ratio
+}
+
+// Window returns what the budget's window holds at now.
+func (b *Budget) Window(now time.Time) Window {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.advance(now)
+	return Window{Requests: b.w.sumReqs, Retries: b.w.sumRets, Pool: b.ratio*float64(b.w.sumReqs) + b.reserve}
+}
+
+// TenantWindow returns what tenant's window holds at now; its Pool is the
+// tenant's share of the budget's pool. It is the zero Window when
+// [Config.TenantShare] is zero (tenants are not tracked) or the tenant has
+// not been seen within a TTL.
+func (b *Budget) TenantWindow(now time.Time, tenant string) Window {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.advance(now)
+	t, ok := b.tenants[tenant]
+	if !ok {
+		return Window{}
+	}
+	b.catchUp(t)
+	return Window{Requests: t.w.sumReqs, Retries: t.w.sumRets, Pool: b.share * (b.ratio*float64(b.w.sumReqs) + b.reserve)}
+}
+
+// Stats returns the budget's counters.
+func (b *Budget) Stats() Stats {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.stats
+}
+
+// advance moves the window to the bucket of now, expiring the buckets it
+// passes. Time before the current bucket counts as no time passed.
+func (b *Budget) advance(now time.Time) {
+	ns := now.UnixNano()
+	if b.started && ns < b.curEnd {
+		return // the current bucket, or earlier: no division needed
+	}
+	k := floorDiv(ns, b.width)
+	if !b.started {
+		b.started = true
+	} else {
+		b.w.expire(b.cur, k)
+	}
+	b.cur = k
+	b.curEnd = math.MaxInt64
+	if k < math.MaxInt64/b.width {
+		b.curEnd = (k + 1) * b.width
+	}
+}
+
+// catchUp advances a tenant's window to the budget's current bucket.
+func (b *Budget) catchUp(t *tenant) {
+	if b.cur > t.cur {
+		t.w.expire(t.cur, b.cur)
+		t.cur = b.cur
+	}
+}
+
+// expire empties the buckets after from up to and including to.
+func (w *ring) expire(from, to int64) {
+	if to-from >= Slices {
+		*w = ring{}
+		return
+	}
+	for k := from + 1; k <= to; k++ {
+		s := slotOf(k)
+		w.sumReqs -= w.reqs[s]
+		w.sumRets -= w.rets[s]
+		w.reqs[s], w.rets[s] = 0, 0
+	}
+}
+
+func slotOf(k int64) int {
+	s := k % Slices
+	if s < 0 {
+		s += Slices
+	}
+	return int(s)
+}
+
+func floorDiv(a, b int64) int64 {
+	q := a / b
+	if a%b != 0 && a < 0 {
+		q--
+	}
+	return q
+}
+
+// minSweep is the tenant count below which idle tenants are not swept.
+const minSweep = 64
+
+// tenant returns the window of the named tenant, advanced to the current
+// bucket, creating it if needed. Creating a tenant may first sweep away the
+// tenants whose windows are empty, so memory stays proportional to the
+// tenants active within a TTL; the sweep runs only when the table has doubled
+// since the last one, so its cost is amortised over the insertions.
+func (b *Budget) tenant(name string) *tenant {
+	if t, ok := b.tenants[name]; ok {
+		b.catchUp(t)
+		return t
+	}
+	if len(b.tenants) >= b.sweepAt {
+		for n, t := range b.tenants {
+			b.catchUp(t)
+			if t.w.sumReqs == 0 && t.w.sumRets == 0 {
+				delete(b.tenants, n)
+				b.free = append(b.free, t)
+			}
+		}
+		b.sweepAt = max(minSweep, 2*len(b.tenants))
+	}
+	var t *tenant
+	if n := len(b.free); n > 0 {
+		t, b.free = b.free[n-1], b.free[:n-1]
+		*t = tenant{}
+	} else {
+		t = new(tenant)
+	}
+	t.cur = b.cur
+	b.tenants[strings.Clone(name)] = t
+	return t
+}

@@ -1,0 +1,94 @@
+package budget_test
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"time"
+
+	"goodput/control/budget"
+)
+
+// In the Northstar protected policy, 8,600 admitted requests a second buy at
+// most 172 retries a second (2%), whatever the number of failures asking for
+// one; overload responses, non-idempotent operations and retries that could
+// not finish before the deadline are refused before they touch the budget.
+func ExampleBudget() {
+	t0 := time.Date(2026, 3, 14, 14, 12, 0, 0, time.UTC)
+	b, _ := budget.New(budget.Protected())
+	for i := range 8600 {
+		b.Request(t0.Add(time.Duration(i)*time.Second/8600), "")
+	}
+	now := t0.Add(time.Second)
+	w := b.Window(now)
+	fmt.Printf("window: %d requests, pool %.0f retries\n", w.Requests, w.Pool)
+
+	timedOut := budget.Retry{
+		Failure:      budget.Timeout,
+		Deduplicated: true, // carries its Idempotency-Key
+		Remaining:    900 * time.Millisecond,
+		Expected:     300 * time.Millisecond,
+	}
+	allowed := 0
+	for range 1000 {
+		if b.Allow(now, timedOut).Allowed {
+			allowed++
+		}
+	}
+	fmt.Printf("retries allowed: %d of 1000\n", allowed)
+
+	overloaded := budget.Retry{Failure: budget.Overload, Idempotent: true, Remaining: time.Second}
+	payment := budget.Retry{Failure: budget.Timeout, Remaining: time.Second} // no identity: not safe to repeat
+	late := timedOut
+	late.Remaining = 200 * time.Millisecond
+	for _, r := range []budget.Retry{overloaded, payment, late, timedOut} {
+		fmt.Println(b.Allow(now, r).Err())
+	}
+	s := b.Stats()
+	fmt.Printf("tokens used %d; suppressed: exhausted %d, overload %d, not-idempotent %d, deadline %d\n",
+		s.Retries, s.Suppressed[budget.ReasonExhausted], s.Suppressed[budget.ReasonOverload],
+		s.Suppressed[budget.ReasonNotIdempotent], s.Suppressed[budget.ReasonDeadline])
+	// Output:
+	// window: 8600 requests, pool 172 retries
+	// retries allowed: 172 of 1000
+	// budget: overload response not retried
+	// budget: operation neither idempotent nor deduplicated
+	// budget: not enough deadline left for an attempt
+	// budget: exhausted
+	// tokens used 172; suppressed: exhausted 829, overload 1, not-idempotent 1, deadline 1
+}
+
+// The load-state machine tightens the shared budget when it enters
+// Protected; the deposits already in the window buy retries at the new ratio
+// at once.
+func ExampleBudget_SetRatio() {
+	t0 := time.Date(2026, 3, 14, 14, 12, 0, 0, time.UTC)
+	b, _ := budget.New(budget.Config{Ratio: 0.2, TTL: 10 * time.Second})
+	for range 1000 {
+		b.Request(t0, "")
+	}
+	fmt.Printf("Normal: pool %.0f\n", b.Window(t0).Pool)
+	_ = b.SetRatio(t0.Add(time.Second), 0.02)
+	fmt.Printf("Protected: pool %.0f\n", b.Window(t0.Add(time.Second)).Pool)
+	// Output:
+	// Normal: pool 200
+	// Protected: pool 20
+}
+
+// Full jitter: each wait is a uniform draw below a ceiling that doubles per
+// attempt up to the cap. The draws come from a seeded stream, so a replay
+// waits exactly as long.
+func ExampleBackoff() {
+	rng := rand.New(rand.NewPCG(2026, 3))
+	for attempt := 1; attempt <= 6; attempt++ {
+		ceiling := min(400*time.Millisecond, 25*time.Millisecond<<(attempt-1))
+		wait := budget.Backoff(attempt, 25*time.Millisecond, 400*time.Millisecond, rng.Float64())
+		fmt.Printf("after attempt %d: wait %v (below %v)\n", attempt, wait.Round(time.Millisecond), ceiling)
+	}
+	// Output:
+	// after attempt 1: wait 13ms (below 25ms)
+	// after attempt 2: wait 3ms (below 50ms)
+	// after attempt 3: wait 35ms (below 100ms)
+	// after attempt 4: wait 15ms (below 200ms)
+	// after attempt 5: wait 125ms (below 400ms)
+	// after attempt 6: wait 301ms (below 400ms)
+}
