@@ -1074,13 +1074,33 @@ func unknownKey(key string, fields []field) string {
 			best, bestDist = f.name, dist
 		}
 	}
-	if best != "" && bestDist <= max(1, min(3, len(key)/3)) {
+	if best != "" && suggestible(strings.ToLower(key), best, bestDist) {
 		return fmt.Sprintf("unknown key %s; did you mean %q?", quoteShort(key), best)
 	}
-	if len(names) == 0 {
+	switch len(names) {
+	case 0:
 		return fmt.Sprintf("unknown key %s; expected no keys here", quoteShort(key))
+	case 1:
+		return fmt.Sprintf("unknown key %s; expected only %s", quoteShort(key), names[0])
 	}
 	return fmt.Sprintf("unknown key %s; expected one of %s", quoteShort(key), strings.Join(names, ", "))
+}
+
+// suggestible reports whether a key is close enough to a known one to
+// suggest it: a typo or two in a long enough word, or a truncation.
+func suggestible(key, known string, dist int) bool {
+	n := len([]rune(key))
+	switch {
+	case dist <= 1:
+		return true
+	case dist <= 2 && n >= 5, dist <= 3 && n >= 9:
+		return true
+	}
+	common := 0
+	for common < len(key) && common < len(known) && key[common] == known[common] {
+		common++
+	}
+	return common >= max(4, n-1)
 }
 
 // editDistance is the Levenshtein distance between a and b.

@@ -206,7 +206,7 @@ func TestUnmarshalErrors(t *testing.T) {
 		{"dist unknown key", "work: {p90: 1ms}\n", `t.yaml:1:8: work: unknown key "p90"; did you mean "p50"?`},
 		{"dist half log-normal", "work:\n  p50: 1ms\n", "t.yaml:1:1: work: a log-normal needs both p50 and p99; expected e.g. {p50: 38ms, p99: 95ms}"},
 		{"quantiles inverted", "service: {p50: 9ms, p99: 2ms}\n", "t.yaml:1:26: service.p99: p99 2ms is below p50 9ms; expected p99 >= p50"},
-		{"quantiles missing p99", "service:\n  p50: 9ms\n", "t.yaml:1:1: service.p99: p99 0s is below p50 9ms; expected p99 >= p50"},
+		{"quantiles missing p99", "service:\n  p50: 9ms\n", "t.yaml:1:1: service.p99: p99 is missing; expected both p50 and p99, e.g. {p50: 38ms, p99: 95ms}"},
 		{"unknown alias", "name: *nope\n", "t.yaml:1:7: alias *nope refers to no anchor; expected &nope defined earlier in the file"},
 		{"alias before anchor", "name: *a\nplain: &a x\n", "t.yaml:1:7: alias *a refers to no anchor; expected &a defined earlier in the file"},
 		{"bad merge", "clock:\n  <<: [1]\n", "t.yaml:2:7: clock: merge key << needs a mapping or a list of mappings, got the number 1; expected e.g. <<: *base"},

@@ -147,7 +147,8 @@ func (r Rate) PerSecond() float64 { return float64(r) }
 // In returns the expected number of events in d at rate r.
 func (r Rate) In(d time.Duration) float64 { return float64(r) * d.Seconds() }
 
-// String formats r as events per second, e.g. 9000/s.
+// String formats r as events per second for reading, e.g. 9000/s; see
+// MarshalText for the exact spelling.
 func (r Rate) String() string { return formatNumber(float64(r)) + "/s" }
 
 // rateUnits maps a rate's time unit to its length in seconds.
@@ -217,16 +218,19 @@ func (r *Rate) UnmarshalText(b []byte) error {
 	return nil
 }
 
-// MarshalText implements [encoding.TextMarshaler]; the text parses back to r.
-func (r Rate) MarshalText() ([]byte, error) { return []byte(r.String()), nil }
+// MarshalText implements [encoding.TextMarshaler]; the text parses back to r exactly.
+func (r Rate) MarshalText() ([]byte, error) { return []byte(exactNumber(float64(r)) + "/s"), nil }
 
 // MarshalJSON encodes r as a JSON string such as "9000/s".
-func (r Rate) MarshalJSON() ([]byte, error) { return json.Marshal(r.String()) }
+func (r Rate) MarshalJSON() ([]byte, error) { return json.Marshal(exactNumber(float64(r)) + "/s") }
 
 // UnmarshalJSON decodes a JSON string such as "9000/s".
 func (r *Rate) UnmarshalJSON(b []byte) error {
 	return unmarshalJSONText(b, r, "a rate string such as \"9000/s\"")
 }
+
+// percentPattern is a percentage: a plain unsigned decimal, then %.
+const percentPattern = `([0-9]+(\.[0-9]*)?|\.[0-9]+)\s*%`
 
 // numberPattern is an unsigned decimal number with optional _ digit grouping.
 const numberPattern = `([0-9][0-9_]*(\.[0-9_]*)?|\.[0-9][0-9_]*)([eE][-+]?[0-9]+)?`
@@ -246,7 +250,8 @@ func (Rate) JSONSchema() *jsonschema.Schema {
 // errors: use [Factor] for multipliers. The zero value is 0%.
 type Fraction float64
 
-// String formats f as a percentage, e.g. 28%.
+// String formats f as a percentage for reading, e.g. 28%; see MarshalText
+// for the exact spelling.
 func (f Fraction) String() string { return formatPercent(float64(f)) }
 
 // ParseFraction parses a share such as 28% or 0.28.
@@ -275,12 +280,14 @@ func parseRatio(s, what, example string) (v float64, pct bool, err error) {
 		pct = true
 		num = strings.TrimSpace(strings.TrimSuffix(s, "%"))
 	}
-	v, err = parseDecimal(strings.TrimPrefix(num, "+"))
-	if err != nil && strings.HasPrefix(num, "-") {
-		v, err = parseDecimal(num[1:])
+	neg := strings.HasPrefix(num, "-")
+	unsigned := strings.TrimPrefix(strings.TrimPrefix(num, "+"), "-")
+	if unsigned != "" && strings.ContainsAny(unsigned[:1], "+-") || len(unsigned) == len(num)-2 {
+		err = errors.New("two signs")
+	} else if v, err = parseDecimal(unsigned); neg {
 		v = -v
 	}
-	if err != nil {
+	if err != nil || pct && !isPlainDecimal(unsigned) {
 		return 0, false, fmt.Errorf("invalid %s %q; expected e.g. %s", strings.TrimPrefix(strings.TrimPrefix(what, "a "), "an "), s, example)
 	}
 	if v < 0 {
@@ -290,6 +297,16 @@ func parseRatio(s, what, example string) (v float64, pct bool, err error) {
 		v /= 100
 	}
 	return v, pct, nil
+}
+
+// isPlainDecimal reports whether s is digits with at most one decimal point
+// (how a percentage is written: no exponent, no digit grouping).
+func isPlainDecimal(s string) bool {
+	digits := strings.Count(s, "0") + strings.Count(s, "1") + strings.Count(s, "2") + strings.Count(s, "3") +
+		strings.Count(s, "4") + strings.Count(s, "5") + strings.Count(s, "6") + strings.Count(s, "7") +
+		strings.Count(s, "8") + strings.Count(s, "9")
+	dots := strings.Count(s, ".")
+	return digits > 0 && dots <= 1 && digits+dots == len(s)
 }
 
 // UnmarshalText implements [encoding.TextUnmarshaler] with [ParseFraction].
@@ -302,11 +319,11 @@ func (f *Fraction) UnmarshalText(b []byte) error {
 	return nil
 }
 
-// MarshalText implements [encoding.TextMarshaler]; the text parses back to f.
-func (f Fraction) MarshalText() ([]byte, error) { return []byte(f.String()), nil }
+// MarshalText implements [encoding.TextMarshaler]; the text parses back to f exactly.
+func (f Fraction) MarshalText() ([]byte, error) { return []byte(exactPercent(float64(f))), nil }
 
 // MarshalJSON encodes f as a JSON string such as "28%".
-func (f Fraction) MarshalJSON() ([]byte, error) { return json.Marshal(f.String()) }
+func (f Fraction) MarshalJSON() ([]byte, error) { return json.Marshal(exactPercent(float64(f))) }
 
 // UnmarshalJSON decodes a JSON string such as "28%" or a number such as 0.28.
 func (f *Fraction) UnmarshalJSON(b []byte) error {
@@ -317,7 +334,7 @@ func (f *Fraction) UnmarshalJSON(b []byte) error {
 func (Fraction) JSONSchema() *jsonschema.Schema {
 	return &jsonschema.Schema{
 		OneOf: []*jsonschema.Schema{
-			{Type: "string", Pattern: `^\s*\+?` + numberPattern + `\s*%\s*$`},
+			{Type: "string", Pattern: `^\s*\+?0*(100(\.0*)?|[0-9]{1,2}(\.[0-9]*)?|\.[0-9]+)\s*%\s*$`},
 			{Type: "number", Minimum: "0", Maximum: "1"},
 		},
 		Description: "A share from 0 to 1, written as a percentage (28%) or a decimal (0.28).",
@@ -331,7 +348,8 @@ func (Fraction) JSONSchema() *jsonschema.Schema {
 // what its zero value means.
 type Factor float64
 
-// String formats x as a percentage, e.g. 115%.
+// String formats x as a percentage for reading, e.g. 115%; see MarshalText
+// for the exact spelling.
 func (x Factor) String() string { return formatPercent(float64(x)) }
 
 // ParseFactor parses a multiplier such as 115%, 1.15 or 1.15x.
@@ -360,11 +378,11 @@ func (x *Factor) UnmarshalText(b []byte) error {
 	return nil
 }
 
-// MarshalText implements [encoding.TextMarshaler]; the text parses back to x.
-func (x Factor) MarshalText() ([]byte, error) { return []byte(x.String()), nil }
+// MarshalText implements [encoding.TextMarshaler]; the text parses back to x exactly.
+func (x Factor) MarshalText() ([]byte, error) { return []byte(exactPercent(float64(x))), nil }
 
 // MarshalJSON encodes x as a JSON string such as "115%".
-func (x Factor) MarshalJSON() ([]byte, error) { return json.Marshal(x.String()) }
+func (x Factor) MarshalJSON() ([]byte, error) { return json.Marshal(exactPercent(float64(x))) }
 
 // UnmarshalJSON decodes a JSON string such as "115%" or a number such as 1.15.
 func (x *Factor) UnmarshalJSON(b []byte) error {
@@ -375,7 +393,7 @@ func (x *Factor) UnmarshalJSON(b []byte) error {
 func (Factor) JSONSchema() *jsonschema.Schema {
 	return &jsonschema.Schema{
 		OneOf: []*jsonschema.Schema{
-			{Type: "string", Pattern: `^\s*\+?` + numberPattern + `\s*(%|x|×)?\s*$`},
+			{Type: "string", Pattern: `^\s*\+?(` + numberPattern + `\s*(x|×)?|` + percentPattern + `)\s*$`},
 			{Type: "number", Minimum: "0"},
 		},
 		Description: "A non-negative multiplier, written as a percentage (115%), a decimal (1.15) or with an x (1.15x).",
@@ -528,8 +546,15 @@ func clampDuration(ns float64) time.Duration {
 // afterDecode checks a Quantiles the decoder has just read from a mapping.
 func (q *Quantiles) afterDecode() error {
 	var errs Errors
-	if q.P50 == 0 && q.P99 == 0 {
+	switch {
+	case q.P50 == 0 && q.P99 == 0:
 		errs.Addf("$", "empty quantiles; expected {p50: …, p99: …}, e.g. {p50: 38ms, p99: 95ms}")
+		return errs.Err()
+	case q.P50 == 0:
+		errs.Addf("$.p50", "p50 is missing; expected both p50 and p99, e.g. {p50: 38ms, p99: 95ms}")
+		return errs.Err()
+	case q.P99 == 0:
+		errs.Addf("$.p99", "p99 is missing; expected both p50 and p99, e.g. {p50: 38ms, p99: 95ms}")
 		return errs.Err()
 	}
 	return q.Validate()
@@ -742,27 +767,44 @@ func unmarshalJSONText(b []byte, v interface{ UnmarshalText([]byte) error }, wan
 	return v.UnmarshalText([]byte(s))
 }
 
-// formatNumber formats v exactly (it parses back to v) and without an exponent
-// for everyday magnitudes: 9000, 0.5, 1.15.
+// formatNumber formats v for reading: at most 12 significant digits and no
+// exponent for everyday magnitudes (9000, 0.5, 1.15, and 0.95 for a sum of
+// 0.8 and 0.15).
 func formatNumber(v float64) string {
+	s := strconv.FormatFloat(v, 'g', 12, 64)
+	if !strings.ContainsAny(s, "eE") {
+		return s
+	}
+	if a := math.Abs(v); a >= 1e-6 && a < 1e21 {
+		return strings.TrimRight(strings.TrimRight(strconv.FormatFloat(v, 'f', 12, 64), "0"), ".")
+	}
+	return s
+}
+
+// formatPercent formats a ratio as a percentage for reading: 0.28 as 28%.
+func formatPercent(v float64) string { return formatNumber(v*100) + "%" }
+
+// exactNumber formats v so that it parses back to v, without an exponent for
+// everyday magnitudes.
+func exactNumber(v float64) string {
 	if s := strconv.FormatFloat(v, 'f', -1, 64); len(s) <= 21 {
 		return s
 	}
 	return strconv.FormatFloat(v, 'g', -1, 64)
 }
 
-// formatPercent formats a ratio as a percentage, 0.28 as 28%, choosing the
-// shortest spelling that parses back to v exactly; if no percentage does, it
-// falls back to the exact decimal (which parses back too).
-func formatPercent(v float64) string {
+// exactPercent formats a ratio as the shortest percentage that parses back to
+// v exactly (28% for 0.28); if no percentage does, it falls back to the exact
+// decimal, which parses back too.
+func exactPercent(v float64) string {
 	for _, prec := range []int{12, 15, 16, 17} {
 		s := strconv.FormatFloat(v*100, 'g', prec, 64)
 		if strings.ContainsAny(s, "eE") {
 			s = strconv.FormatFloat(v*100, 'f', -1, 64)
 		}
-		if p, err := strconv.ParseFloat(s, 64); err == nil && p/100 == v {
+		if p, err := strconv.ParseFloat(s, 64); err == nil && p/100 == v && isPlainDecimal(strings.TrimPrefix(s, "-")) {
 			return s + "%"
 		}
 	}
-	return formatNumber(v)
+	return exactNumber(v)
 }

@@ -4,6 +4,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
+
+	"goodput/scenario"
 )
 
 // runSchema prints the JSON Schema of a user-written file format, generated from its Go types,
@@ -32,4 +34,6 @@ func runSchema(args []string, stdout, stderr io.Writer) error {
 }
 
 // schemas maps a format name to the function that generates its JSON Schema.
-var schemas = map[string]func() ([]byte, error){}
+var schemas = map[string]func() ([]byte, error){
+	"scenario": scenario.Schema,
+}
