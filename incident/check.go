@@ -3,6 +3,7 @@ package incident
 import (
 	"cmp"
 	"fmt"
+	"math"
 	"regexp"
 	"slices"
 	"strconv"
@@ -66,6 +67,7 @@ func HasErrors(diags []Diagnostic) bool {
 
 type checker struct {
 	doc     *Document
+	multi   *bool // whether the document spans more than one day, once computed
 	diags   []Diagnostic
 	covered map[string][][2]int // prose path -> byte ranges tied to the data by claims or placeholders
 }
@@ -119,13 +121,21 @@ func (c *checker) when(t time.Time) string {
 }
 
 func (c *checker) multiDay() bool {
-	loc := c.doc.Location()
+	if c.multi == nil {
+		m := c.doc.spansDays()
+		c.multi = &m
+	}
+	return *c.multi
+}
+
+func (d *Document) spansDays() bool {
+	loc := d.Location()
 	var first Date
-	for _, t := range c.doc.instants() {
-		d := DateOf(t.at.In(loc))
+	for _, t := range d.instants() {
+		day := DateOf(t.at.In(loc))
 		if first.IsZero() {
-			first = d
-		} else if d != first {
+			first = day
+		} else if day != first {
 			return true
 		}
 	}
@@ -871,8 +881,16 @@ func (c *checker) staleClaim(p string, cl Claim, v Value, fig stated, checked bo
 				if m == nil {
 					continue
 				}
-				now, ok := figureAt(f.text, m[2*group])
-				if !ok || now.kind != fig.kind {
+				// The wildcard may have taken a word before the figure ("produced 14,504.4").
+				var now stated
+				ok := false
+				for _, g := range parseFigures(f.text[:m[2*group+1]]) {
+					if g.start >= m[2*group] && g.kind == fig.kind {
+						now, ok = g, true
+						break
+					}
+				}
+				if !ok {
 					continue
 				}
 				// As for any claim, only a hedge inside the claim's text counts.
@@ -919,7 +937,7 @@ func (c *checker) scanProse() {
 			}
 			switch {
 			case fig.kind == figDuration && fig.prec >= 60:
-				if !slices.ContainsFunc(spans, func(s time.Duration) bool { return fig.agrees(s.Seconds()) }) {
+				if !anySpanAgrees(fig, spans) {
 					l, col := d.locate(f.path, f.text, fig.start)
 					c.add(Warning, l, col, fmt.Sprintf("%s: duration %q matches no interval between recorded instants; tie it to the data with a claim (value: gap:FROM:TO) or record its source in one", f.path, fig.text))
 				}
@@ -1034,18 +1052,42 @@ func (d *Document) instants() []instant {
 	return out
 }
 
-// allSpans returns the non-negative intervals between any two recorded instants.
-func (d *Document) allSpans() []time.Duration {
+// allSpans returns the distinct positive intervals between any two recorded instants,
+// in seconds, sorted.
+func (d *Document) allSpans() []float64 {
 	ins := d.instants()
-	var out []time.Duration
+	var out []float64
 	for i := range ins {
 		for j := range ins {
 			if s := ins[j].at.Sub(ins[i].at); s > 0 {
-				out = append(out, s)
+				out = append(out, s.Seconds())
 			}
 		}
 	}
-	return out
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// anySpanAgrees reports whether a stated duration agrees with any of the sorted spans.
+// The values a figure admits form one interval, so only the spans near it are tried.
+func anySpanAgrees(f stated, spans []float64) bool {
+	if len(spans) == 0 {
+		return false
+	}
+	switch f.hedge {
+	case hedgeOver, hedgeAtLeast:
+		return f.agrees(spans[len(spans)-1])
+	case hedgeUnder, hedgeAtMost:
+		return f.agrees(spans[0])
+	}
+	w := math.Max(f.prec, aboutTolerance*math.Abs(f.value)) + 1
+	i, _ := slices.BinarySearch(spans, f.value-w)
+	for ; i < len(spans) && spans[i] <= f.value+w; i++ {
+		if f.agrees(spans[i]) {
+			return true
+		}
+	}
+	return false
 }
 
 // clockSet returns the clock times (HH:MM) of the recorded instants in the display zone

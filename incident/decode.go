@@ -25,6 +25,27 @@ import (
 // maxErrors bounds the number of problems one DecodeError lists.
 const maxErrors = 50
 
+// maxFileSize bounds how much of a file the document links to (series CSV, packet) is read.
+const maxFileSize = 64 << 20
+
+// openRegular opens a regular file (not a device or a pipe, which could block or never end).
+func openRegular(path string) (*os.File, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		f.Close()
+		return nil, fmt.Errorf("%s is not a regular file", path)
+	}
+	return f, nil
+}
+
 // DecodeError is the error [Decode] and [Load] return for a document that cannot be read:
 // every problem found, each at its source position.
 type DecodeError struct {
@@ -53,11 +74,14 @@ func Load(path string) (*Document, error) {
 	}
 	if s := doc.Series; s != nil && s.CSV != "" {
 		csvPath := doc.resolve(s.CSV)
-		f, err := os.Open(csvPath)
+		f, err := openRegular(csvPath)
 		if err != nil {
 			return nil, &DecodeError{[]Diagnostic{doc.errorAt("series.csv", "cannot read the series CSV: %v; expected a file with header \"at,value\" beside the document", unwrapPathError(err))}}
 		}
 		defer f.Close()
+		if st, err := f.Stat(); err == nil && st.Size() > maxFileSize {
+			return nil, &DecodeError{[]Diagnostic{doc.errorAt("series.csv", "%s is larger than %d MiB", csvPath, maxFileSize>>20)}}
+		}
 		points, err := ReadSeriesCSV(csvPath, f)
 		if err != nil {
 			return nil, err

@@ -292,7 +292,23 @@ func IsRef(s string) bool { return refSyntax.MatchString(s) }
 //
 // Instants A, B are milestone names, timeline entry IDs, tail_start, tail_end or RFC 3339
 // UTC timestamps. Quantities X, Y are figure IDs, peak or series@A.
-func (d *Document) Eval(ref string) (Value, error) {
+func (d *Document) Eval(ref string) (Value, error) { return d.evaluator().eval(ref) }
+
+// evaluator computes references and formulas for one call, remembering the figures it
+// has computed (so that a formula over computed figures costs linear time) and the ones
+// being computed (to report cycles).
+type evaluator struct {
+	d      *Document
+	active map[string]bool
+	memo   map[string]Value
+}
+
+func (d *Document) evaluator() *evaluator {
+	return &evaluator{d: d, active: map[string]bool{}, memo: map[string]Value{}}
+}
+
+func (e *evaluator) eval(ref string) (Value, error) {
+	d := e.d
 	loc := d.Location()
 	dur := func(s *Span, what string) (Value, error) {
 		if s == nil {
@@ -302,7 +318,7 @@ func (d *Document) Eval(ref string) (Value, error) {
 			return Value{}, fmt.Errorf("%s is negative: %s (%s) is after %s (%s)", what, s.From, d.clock(s.Start), s.To, d.clock(s.End))
 		}
 		return Value{Kind: KindDuration, Duration: s.Duration(), Text: s.String(),
-			Expl: fmt.Sprintf("%s %s → %s %s", s.From, d.clock(s.Start), s.To, d.clock(s.End))}, nil
+			Expl: fmt.Sprintf("%s %s → %s %s", s.From, d.stamp(s.Start), s.To, d.stamp(s.End))}, nil
 	}
 	head, rest, _ := strings.Cut(ref, ":")
 	switch {
@@ -350,15 +366,15 @@ func (d *Document) Eval(ref string) (Value, error) {
 		}
 		return Value{Kind: KindInstant, Time: t, Text: text}, nil
 	case head == "pct" || head == "ratio":
-		x, y, err := d.splitQuantities(rest)
+		x, y, err := e.splitQuantities(rest)
 		if err != nil {
 			return Value{}, fmt.Errorf("%s: %v; expected %s:X:Y with X, Y figure IDs, peak or series@INSTANT", ref, err, head)
 		}
-		a, err := d.quantity(x)
+		a, err := e.quantity(x)
 		if err != nil {
 			return Value{}, fmt.Errorf("%s: %v", ref, err)
 		}
-		b, err := d.quantity(y)
+		b, err := e.quantity(y)
 		if err != nil {
 			return Value{}, fmt.Errorf("%s: %v", ref, err)
 		}
@@ -378,20 +394,20 @@ func (d *Document) Eval(ref string) (Value, error) {
 		p, _ := d.Series.Max()
 		return Value{Kind: KindInstant, Time: p.At, Text: d.clock(p.At)}, nil
 	}
-	return d.quantity(strings.TrimPrefix(ref, "fig:"))
+	return e.quantity(strings.TrimPrefix(ref, "fig:"))
 }
 
 func isTimestamp(s string) bool { _, err := parseUTC(s); return err == nil }
 
 // splitQuantities splits "X:Y" where X or Y may be series@TIMESTAMP containing colons.
-func (d *Document) splitQuantities(s string) (string, string, error) {
+func (e *evaluator) splitQuantities(s string) (string, string, error) {
 	for i := range len(s) {
 		if s[i] != ':' {
 			continue
 		}
 		x, y := s[:i], s[i+1:]
-		if _, err := d.quantity(x); err == nil {
-			if _, err := d.quantity(y); err == nil {
+		if _, err := e.quantity(x); err == nil {
+			if _, err := e.quantity(y); err == nil {
 				return x, y, nil
 			}
 		}
@@ -400,15 +416,29 @@ func (d *Document) splitQuantities(s string) (string, string, error) {
 	if !ok {
 		return "", "", fmt.Errorf("missing the second quantity")
 	}
-	if _, err := d.quantity(x); err != nil {
+	if _, err := e.quantity(x); err != nil {
 		return "", "", err
 	}
-	_, err := d.quantity(y)
+	_, err := e.quantity(y)
 	return x, y, err
 }
 
 // quantity evaluates a figure ID, peak or series@INSTANT.
-func (d *Document) quantity(q string) (Value, error) {
+func (d *Document) quantity(q string) (Value, error) { return d.evaluator().quantity(q) }
+
+func (e *evaluator) quantity(q string) (Value, error) {
+	if v, ok := e.memo[q]; ok {
+		return v, nil
+	}
+	v, err := e.quantity1(q)
+	if err == nil {
+		e.memo[q] = v
+	}
+	return v, err
+}
+
+func (e *evaluator) quantity1(q string) (Value, error) {
+	d := e.d
 	if q == "peak" || strings.HasPrefix(q, "series@") {
 		s := d.Series
 		if s == nil || len(s.Points) == 0 {
@@ -443,24 +473,21 @@ func (d *Document) quantity(q string) (Value, error) {
 		}
 		return v, nil
 	case f.Computed != "":
-		if d.evaluating[q] {
+		if e.active[q] {
 			return Value{}, fmt.Errorf("figure %s is computed from itself", q)
 		}
-		if d.evaluating == nil {
-			d.evaluating = map[string]bool{}
-		}
-		d.evaluating[q] = true
-		defer delete(d.evaluating, q)
+		e.active[q] = true
+		defer delete(e.active, q)
 		var v Value
 		var err error
 		if IsRef(f.Computed) {
-			v, err = d.Eval(f.Computed)
+			v, err = e.eval(f.Computed)
 		} else {
 			unit := ""
 			if _, ok := durationUnits[f.Unit]; ok || f.Unit == "%" {
 				unit = f.Unit
 			}
-			v, err = d.EvalFormula(f.Computed, unit)
+			v, err = e.formula(f.Computed, unit)
 			if err == nil && unit == "" {
 				v.Unit = f.Unit
 			}
@@ -475,16 +502,21 @@ func (d *Document) quantity(q string) (Value, error) {
 	return Value{}, fmt.Errorf("figure %s has no value", q)
 }
 
-// numericEnv returns the numeric figures by ID, and peak, for formulas.
-func (d *Document) numericEnv() map[string]any {
+var identRef = regexp.MustCompile(`[A-Za-z_][A-Za-z0-9_]*`)
+
+// numericEnv returns the numeric values of the figure IDs (and peak) a formula names.
+func (e *evaluator) numericEnv(formula string) map[string]any {
 	env := map[string]any{}
-	for _, f := range d.figures() {
-		if v, err := d.quantity(f.ID); err == nil && v.Kind != KindText && v.Kind != KindInstant {
-			env[f.ID] = v.Number
+	for _, id := range identRef.FindAllString(formula, -1) {
+		if _, done := env[id]; done {
+			continue
 		}
-	}
-	if v, err := d.quantity("peak"); err == nil {
-		env["peak"] = v.Number
+		if _, ok := e.d.figure(id); !ok && id != "peak" {
+			continue
+		}
+		if v, err := e.quantity(id); err == nil && v.Kind != KindText && v.Kind != KindInstant {
+			env[id] = v.Number
+		}
 	}
 	return env
 }
@@ -493,7 +525,11 @@ func (d *Document) numericEnv() map[string]any {
 // "logical * (1 + edge_retry/100) * (1 + service_retry/100)". unit ("", "%", "ms", "s",
 // "min", "h") says what the number means.
 func (d *Document) EvalFormula(formula, unit string) (Value, error) {
-	env := d.numericEnv()
+	return d.evaluator().formula(formula, unit)
+}
+
+func (e *evaluator) formula(formula, unit string) (Value, error) {
+	env := e.numericEnv(formula)
 	prog, err := expr.Compile(formula, expr.Env(env), expr.AsFloat64())
 	if err != nil {
 		return Value{}, fmt.Errorf("formula %q: %v", formula, firstLine(err.Error()))
@@ -521,6 +557,15 @@ func (d *Document) EvalFormula(formula, unit string) (Value, error) {
 func firstLine(s string) string {
 	s, _, _ = strings.Cut(s, "\n")
 	return s
+}
+
+// stamp formats an instant for explanations: "09:47", or "2 Mar 00:03 UTC" when the
+// document spans more than one day.
+func (d *Document) stamp(t time.Time) string {
+	if d.spansDays() {
+		return t.In(d.Location()).Format("2 Jan 15:04 MST")
+	}
+	return d.clock(t)
 }
 
 // clock formats an instant as a clock time in the display zone: "09:47".

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"regexp"
@@ -13,20 +14,22 @@ import (
 	"github.com/expr-lang/expr"
 )
 
-// maxPacketSize bounds how much of a packet.json Check reads.
-const maxPacketSize = 64 << 20
-
 // ReadPacket reads a replay packet (packet.json, as written by `goodput replay`) and
 // returns the environment replay claims are evaluated in: the packet's top-level fields
 // (scenario, seed, arms …) plus each arm under its name, with every field the packet
 // has (totals, amplification, duplicates, rates_per_s, recovery, latency …).
 func ReadPacket(path string) (map[string]any, error) {
-	data, err := os.ReadFile(path)
+	f, err := openRegular(path)
 	if err != nil {
 		return nil, err
 	}
-	if len(data) > maxPacketSize {
-		return nil, fmt.Errorf("%s is larger than %d MiB", path, maxPacketSize>>20)
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxFileSize+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > maxFileSize {
+		return nil, fmt.Errorf("%s is larger than %d MiB", path, maxFileSize>>20)
 	}
 	var top map[string]any
 	if err := json.Unmarshal(data, &top); err != nil {

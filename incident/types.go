@@ -90,8 +90,6 @@ type Document struct {
 	file string         // the file name given to Decode, used in diagnostics
 	pos  map[string]pos // YAML path (e.g. "timeline[2].at") -> source position
 	src  []byte         // the source, to place diagnostics inside multi-line prose
-
-	evaluating map[string]bool // figures being computed, to catch cycles
 }
 
 // Status is an incident's state.
