@@ -26,7 +26,8 @@ const NoDeadline = time.Duration(math.MaxInt64)
 type Config struct {
 	// Ratio is the number of retries allowed per first attempt within the
 	// TTL window: 0.2 in Finagle and Linkerd, 0.02 in the Northstar protected
-	// policy (8,600 requests/s buy 172 retries/s). Zero allows only the floor.
+	// policy (8,600 requests/s buy 172 retries/s on average over the window).
+	// Zero allows only the floor.
 	Ratio float64
 	// MinPerSecond is a floor of retries per second that is always available,
 	// so a service with little traffic can still retry: MinPerSecond×TTL
@@ -50,7 +51,8 @@ func Finagle() Config {
 
 // Protected returns the budget of the Northstar protected policy (seed 004):
 // retries suppressed to 2% of requests with no floor, so 8,600 admitted
-// requests/s allow at most 172 retries/s.
+// requests/s allow at most 1,720 retries in any 10 s window, 172/s on
+// average.
 func Protected() Config {
 	return Config{Ratio: 0.02, TTL: 10 * time.Second}
 }

@@ -8,8 +8,8 @@ import (
 	"goodput/control/budget"
 )
 
-// In the Northstar protected policy, 8,600 admitted requests a second buy at
-// most 172 retries a second (2%), whatever the number of failures asking for
+// In the Northstar protected policy, a second of 8,600 admitted requests
+// buys at most 172 retries (2%), whatever the number of failures asking for
 // one; overload responses, non-idempotent operations and retries that could
 // not finish before the deadline are refused before they touch the budget.
 func ExampleBudget() {

@@ -217,7 +217,7 @@ func TestExtract(t *testing.T) {
 		{"Max clamps relative", header(TimeoutHeader, "1H"), cfg, t0.Add(30 * time.Second), true, ""},
 		{"past deadline still returned", header(Header, "2026-03-14T14:11:59Z"), cfg, t0.Add(-ms(1020)), true, ""},
 		{"zero Config trusts clock", header(Header, "2026-03-14T14:12:01.8Z"), Config{}, t0.Add(ms(1800)), true, ""},
-		{"lower-case names work", http.Header{"Goodput-Timeout": {"1S"}}, Config{}, t0.Add(time.Second), true, ""},
+		{"map literal, canonical name", http.Header{"Goodput-Timeout": {"1S"}}, Config{}, t0.Add(time.Second), true, ""},
 		{"malformed absolute is an error, no fallback", header(Header, "soon", TimeoutHeader, "1S"), cfg, time.Time{}, false,
 			`deadline: Goodput-Deadline "soon": want an RFC 3339 time`},
 		{"malformed relative", header(TimeoutHeader, "12x"), cfg, time.Time{}, false,

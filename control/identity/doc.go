@@ -42,7 +42,7 @@
 //	ledger, _ := identity.NewLedger(identity.Config{Dedupe: true, TTL: time.Hour})
 //	if _, apply := ledger.Execute(now, req.Key); apply {
 //		ok := authorise(...)
-//		ledger.Complete(now, req.Key, ok)
+//		ledger.Complete(req.Key, ok)
 //	}
 //
 // Everything that takes a time takes it as an argument, now; nothing reads a

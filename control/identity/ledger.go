@@ -138,8 +138,10 @@ func NewLedger(cfg Config) (*Ledger, error) {
 // With deduplication, the first call for a key returns executed true and
 // records the key as [Pending]; later calls return executed false (a
 // duplicate suppression) and the recorded outcome, whose Status tells the
-// caller what to answer. Without deduplication every call returns executed
-// true; a call for a key already executed is counted in [Stats.Duplicates].
+// caller what to answer (a mutation that failed stays failed for its key, as
+// payment APIs answer a repeated key with the original result). Without
+// deduplication every call returns executed true; a call for a key already
+// executed is counted in [Stats.Duplicates].
 //
 // An empty key has no identity to deduplicate: it is always executed and
 // counted, never recorded.
