@@ -185,7 +185,7 @@ var mutations = []mutation{
 	{
 		name: "clock time that is not a recorded instant", example: "payment-timeout",
 		from: "six regions by 09:11", to: "six regions by 09:12",
-		at:  "09:12", sev: Warning,
+		at: "09:12", sev: Warning,
 		msg: "timeline[0].text: clock time 09:12 (UTC) is not a recorded instant",
 	},
 	{
@@ -203,7 +203,7 @@ var mutations = []mutation{
 	{
 		name: "public clock time edited", example: "router-limit",
 		from: "At 6:33 UTC, more", to: "At 6:35 UTC, more",
-		at:  "6:35 UTC", sev: Warning,
+		at: "6:35 UTC", sev: Warning,
 		msg: "public.what_happened: clock time 6:35 (UTC) is not a recorded instant",
 	},
 	{

@@ -122,7 +122,7 @@ func Decode(filename string, data []byte) (*Document, error) {
 			continue
 		}
 		if body != nil {
-			return nil, errAt(d.Body.GetToken(), "a second YAML document (document %d); expected one incident per file", i+1)
+			return nil, errAt(nodeToken(d.Body), "a second YAML document (document %d); expected one incident per file", i+1)
 		}
 		body = d.Body
 	}
@@ -327,7 +327,10 @@ func nodeToken(n ast.Node) *token.Token {
 	if n == nil {
 		return nil
 	}
-	if m, ok := n.(*ast.MappingNode); ok && len(m.Values) > 0 {
+	if m, ok := n.(*ast.MappingNode); ok {
+		if m.IsFlowStyle || len(m.Values) == 0 {
+			return m.Start
+		}
 		return m.Values[0].Key.GetToken()
 	}
 	if m, ok := n.(*ast.MappingValueNode); ok {

@@ -344,8 +344,8 @@ func (e *evaluator) eval(ref string) (Value, error) {
 	case ref == "zone":
 		return Value{Kind: KindText, Text: loc.String()}, nil
 	case head == "gap":
-		a, b, ok := strings.Cut(rest, ":")
-		if !ok || a == "" || b == "" || strings.Contains(b, ":") && !isTimestamp(b) {
+		a, b, ok := d.splitInstants(rest)
+		if !ok {
 			return Value{}, fmt.Errorf("%s: expected gap:FROM:TO with two instant names", ref)
 		}
 		if _, ok := d.Instant(a); !ok {
@@ -395,6 +395,27 @@ func (e *evaluator) eval(ref string) (Value, error) {
 		return Value{Kind: KindInstant, Time: p.At, Text: d.clock(p.At)}, nil
 	}
 	return e.quantity(strings.TrimPrefix(ref, "fig:"))
+}
+
+// splitInstants splits "A:B" into two instant names; A or B may be a timestamp, which
+// contains colons. When no split names two known instants, it splits at the first colon
+// so that the error can name the unknown one.
+func (d *Document) splitInstants(s string) (string, string, bool) {
+	for i := range len(s) {
+		if s[i] != ':' {
+			continue
+		}
+		if _, ok := d.Instant(s[:i]); ok {
+			if _, ok := d.Instant(s[i+1:]); ok {
+				return s[:i], s[i+1:], true
+			}
+		}
+	}
+	a, b, ok := strings.Cut(s, ":")
+	if !ok || a == "" || b == "" || strings.Contains(b, ":") && !isTimestamp(b) {
+		return "", "", false
+	}
+	return a, b, true
 }
 
 func isTimestamp(s string) bool { _, err := parseUTC(s); return err == nil }

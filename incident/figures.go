@@ -313,8 +313,7 @@ func wants(v Value) []figKind {
 // or truncates to 15. Hedges widen or direct the interval: "about" admits an error of
 // 10% of the stated value (or one unit of its last digit, if larger); "nearly" the same
 // but only from below; "over"/"under" need c strictly above/below the stated value;
-// "within"/"up to" c ≤ the stated value (plus half a unit for rounding); "at least"
-// c ≥ the stated value (minus half a unit).
+// "within"/"up to"/"at most" c ≤ the stated value; "at least" c ≥ the stated value.
 func (f stated) agrees(c float64) bool {
 	const eps = 1e-9
 	v, p := f.value, f.prec
@@ -337,9 +336,9 @@ func (f stated) agrees(c float64) bool {
 	case hedgeUnder:
 		return c < v-eps
 	case hedgeAtMost:
-		return c < v+p/2+eps
+		return c <= v+eps
 	case hedgeAtLeast:
-		return c > v-p/2-eps
+		return c >= v-eps
 	}
 	return c >= v-p/2-eps && c < v+p-eps
 }
