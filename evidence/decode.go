@@ -100,13 +100,30 @@ func position(n ast.Node) (line, col int) {
 	case *ast.MappingValueNode:
 		return position(m.Key)
 	}
-	if n == nil {
-		return 0, 0
-	}
-	if tk := n.GetToken(); tk != nil && tk.Position != nil {
+	if tk := tokenOf(n); tk != nil && tk.Position != nil {
 		return tk.Position.Line, tk.Position.Column
 	}
 	return 0, 0
+}
+
+// tokenOf returns a node's token, or nil. Some nodes' GetToken methods dereference fields
+// that can be nil (a document without a "---" line), so a panic is taken as "no token".
+func tokenOf(n ast.Node) (tk *token.Token) {
+	if n == nil {
+		return nil
+	}
+	if doc, ok := n.(*ast.DocumentNode); ok {
+		if doc.Start != nil {
+			return doc.Start
+		}
+		return tokenOf(doc.Body)
+	}
+	defer func() {
+		if recover() != nil {
+			tk = nil
+		}
+	}()
+	return n.GetToken()
 }
 
 // describe names the kind of a node for "found X" messages.
@@ -127,7 +144,7 @@ func describe(n ast.Node) string {
 	case *ast.TagNode:
 		return "a tagged value"
 	}
-	if tk := n.GetToken(); tk != nil {
+	if tk := tokenOf(n); tk != nil {
 		return fmt.Sprintf("%q", tk.Value)
 	}
 	return "an unexpected value"
@@ -314,7 +331,9 @@ func (d *decoder) text(n ast.Node, what string) (string, bool) {
 			return n.Value.Value, true
 		}
 	case *ast.IntegerNode, *ast.FloatNode, *ast.BoolNode:
-		return n.GetToken().Value, true
+		if tk := tokenOf(n); tk != nil {
+			return tk.Value, true
+		}
 	}
 	d.fail(n, "%s is %s; expected text", what, describe(n))
 	return "", false
@@ -327,7 +346,10 @@ var decimalRE = regexp.MustCompile(`^[-+]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][-+]?[0
 func (d *decoder) number(n ast.Node, what string) (float64, string, bool) {
 	switch s := n.(type) {
 	case *ast.IntegerNode, *ast.FloatNode:
-		text := n.GetToken().Value
+		text := ""
+		if tk := tokenOf(n); tk != nil {
+			text = tk.Value
+		}
 		if !decimalRE.MatchString(text) {
 			d.fail(n, "%s is %s; expected a decimal number such as 14054.4", what, text)
 			return 0, "", false
@@ -339,7 +361,7 @@ func (d *decoder) number(n ast.Node, what string) (float64, string, bool) {
 		}
 		return v, text, true
 	case *ast.StringNode:
-		if tk := s.GetToken(); tk != nil && tk.Type == token.StringType && decimalRE.MatchString(s.Value) {
+		if tk := tokenOf(s); tk != nil && tk.Type == token.StringType && decimalRE.MatchString(s.Value) {
 			// A plain number the YAML parser left as text: one too large for a float64.
 			d.fail(n, "%s is %s; expected a finite number", what, s.Value)
 			return 0, "", false
@@ -355,8 +377,8 @@ func (d *decoder) number(n ast.Node, what string) (float64, string, bool) {
 
 // decimals returns a precision: a whole number of decimals from 0 to 15.
 func (d *decoder) decimals(n ast.Node, what string) int {
-	if _, ok := n.(*ast.IntegerNode); ok {
-		if v, err := strconv.Atoi(n.GetToken().Value); err == nil && v >= 0 && v <= 15 {
+	if tk := tokenOf(n); tk != nil && tk.Type == token.IntegerType {
+		if v, err := strconv.Atoi(tk.Value); err == nil && v >= 0 && v <= 15 {
 			return v
 		}
 	}
@@ -392,7 +414,7 @@ func statedAs(decimals int) string {
 // sits in the file as is, on one line or as a literal block; otherwise to the scalar's start.
 func (d *decoder) formulaAt(n ast.Node) where {
 	w := d.at(n)
-	tk := n.GetToken()
+	tk := tokenOf(n)
 	switch n := n.(type) {
 	case *ast.StringNode:
 		if tk == nil {

@@ -42,7 +42,7 @@ type Input struct {
 // other figures that should produce it.
 //
 // The claim matches when |computed − Claim| ≤ Tolerance, allowing also for float rounding
-// (one part in 10⁹ of the claim). A zero Tolerance therefore asks for the exact value. When a
+// (one part in 10¹² of the claim). A zero Tolerance therefore asks for the exact value. When a
 // figure is decoded, Tolerance comes from, in order: the figure's `tolerance`; half a unit in
 // the last place of its `precision`; or half a unit in the last digit the claim is written
 // with (68.97 allows ±0.005). Basis says which.

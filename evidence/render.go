@@ -49,7 +49,11 @@ func (r Report) WriteTo(w io.Writer) (int64, error) {
 			row.Name, orDash(row.Unit), row.claimed(), computed, diff, row.tolerance(), result)
 	}
 	tw.Flush()
-	fmt.Fprintf(&b, "\n%d figures: %d ok", len(r.Rows), len(r.Rows)-mismatched-broken)
+	noun := "figures"
+	if len(r.Rows) == 1 {
+		noun = "figure"
+	}
+	fmt.Fprintf(&b, "\n%d %s: %d ok", len(r.Rows), noun, len(r.Rows)-mismatched-broken)
 	if mismatched > 0 {
 		fmt.Fprintf(&b, ", %d MISMATCH", mismatched)
 	}

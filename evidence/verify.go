@@ -108,10 +108,10 @@ func (p *Packet) Verify() Report {
 	return rep
 }
 
-// within reports whether computed matches claim within tol, allowing one part in 10⁹ of the
+// within reports whether computed matches claim within tol, allowing one part in 10¹² of the
 // claim for float rounding (9000 × 1.28 × 1.22 is 14054.400000000001 in float64).
 func within(computed, claim, tol float64) bool {
-	return math.Abs(computed-claim) <= tol+1e-9*math.Max(1, math.Abs(claim))
+	return math.Abs(computed-claim) <= tol+1e-12*math.Max(1, math.Abs(claim))
 }
 
 // evaluate compiles and runs one formula with expr, with every number a float64.

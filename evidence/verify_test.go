@@ -60,7 +60,7 @@ func TestVerify(t *testing.T) {
 		{
 			name: "integer literals do not overflow",
 			figures: []Figure{
-				{Name: "big", Formula: "9999999999 * 9999999999 * 9999999999", Claim: 1e30, Tolerance: 1e16},
+				{Name: "big", Formula: "9999999999 * 9999999999 * 9999999999", Claim: 9.999999997e29, Tolerance: 1e16},
 			},
 			ok: []bool{true}, value: []float64{9999999999.0 * 9999999999.0 * 9999999999.0}, errs: []string{""},
 		},
