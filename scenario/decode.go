@@ -229,7 +229,8 @@ func Decode(filename string, data []byte) (*Scenario, error) {
 
 // Unmarshal decodes one YAML document into v, a non-nil pointer, with the
 // rules of [Decode]: strict keys, unit-bearing value types, errors as an
-// [ErrorList] with positions. If v has a method Validate() error, Unmarshal
+// [ErrorList] with positions. It first sets *v to its zero value, so that
+// nothing of an earlier value survives. If v has a method Validate() error, Unmarshal
 // calls it after a clean decode and places the [FieldError]s it returns.
 //
 // Fields are matched by their yaml tag (`yaml:"name"`; `yaml:"-"` skips a
@@ -246,6 +247,7 @@ func unmarshal(filename string, data []byte, v any, what string) error {
 	if rv.Kind() != reflect.Pointer || rv.IsNil() {
 		return fmt.Errorf("scenario: Unmarshal needs a non-nil pointer, got %T", v)
 	}
+	rv.Elem().SetZero()
 	d := &decoder{file: filename, pos: map[string]ast.Node{}, keys: map[string]*token.Token{}}
 	root := d.parse(data, rv.Elem().Type(), what)
 	if len(d.errs) > 0 {

@@ -393,3 +393,16 @@ func TestLoad(t *testing.T) {
 		t.Errorf("Load(missing) = %v", err)
 	}
 }
+
+func TestUnmarshalResets(t *testing.T) {
+	var d testDoc
+	if err := Unmarshal("t.yaml", []byte("name: a\nwork: 4ms\nlabels: {x: y}\n"), &d); err != nil {
+		t.Fatal(err)
+	}
+	if err := Unmarshal("t.yaml", []byte("work: {mean: 5ms}\n"), &d); err != nil {
+		t.Fatal(err)
+	}
+	if d.Name != "" || d.Labels != nil || d.Work != (Dist{Mean: Duration(5 * time.Millisecond)}) {
+		t.Errorf("second Unmarshal kept parts of the first: %+v", d)
+	}
+}

@@ -1,0 +1,62 @@
+// Package scenario reads *.scenario.yaml files: the inputs of a goodput replay
+// (offered load, request classes and their stages, a topology, faults on a
+// timeline, the policy arms to compare, objectives and alerts). A scenario
+// declares inputs only, never results.
+//
+// Load a file with [Load], or decode bytes with [Decode]; both decode strictly
+// and then run [Scenario.Validate]:
+//
+//	s, err := scenario.Load("examples/northstar/northstar.scenario.yaml")
+//	if err != nil {
+//		fmt.Fprintln(os.Stderr, err) // one "file:line:col: path: problem; expected …" per line
+//		os.Exit(1)
+//	}
+//	fmt.Println(s.Name, s.Clock.Duration, s.Load.Schedule[0].Rate) // northstar 40m 9000/s
+//
+// # Quantities with units
+//
+// Durations, rates and shares are written with their units and decode into
+// value types that say what they hold:
+//
+//	Duration   350ms, 1.8s, 40m, 1h30m       (a bare number is an error)
+//	Rate       9000/s, 540000/min, 9k/s      (events per second)
+//	Fraction   28% or 0.28                   (0 to 1)
+//	Factor     115%, 1.15 or 1.15x           (a multiplier)
+//	Instant    2026-03-10T14:00:00Z          (RFC 3339)
+//	Quantiles  {p50: 38ms, p99: 95ms}        (a log-normal fixed by median and p99)
+//	Dist       4ms, {constant: 4ms}, {mean: 5ms} or {p50: 38ms, p99: 95ms}
+//
+// Each has a Parse function, UnmarshalText and MarshalText (so encoding/json
+// and goccy/go-yaml read and write the same spelling) and a JSONSchema method.
+//
+// # Strict decoding
+//
+// Decoding walks the goccy/go-yaml syntax tree itself, so that it can report
+// every problem at once, each at its position: unknown keys (with the closest
+// known key suggested), duplicate keys, values of the wrong type, quantities
+// without units or with unknown ones, an empty file, a second document, YAML
+// syntax errors, tabs. Anchors, aliases and merge keys (<<: *base) work; input
+// that would make decoding slow (over 1 MiB, nested over 64 deep, or expanding
+// through aliases to over 100,000 values) is refused with an error. The error
+// is an [ErrorList]; each [Error] prints as
+//
+//	northstar.scenario.yaml:12:15: classes[0].deadline: "1800" has no unit; durations need a unit, e.g. 350ms, 1.8s or 40m
+//
+// [Unmarshal] applies the same rules to any Go value (a non-nil pointer).
+//
+// # Validation errors with positions
+//
+// Validate methods report semantic problems as [FieldError]s naming a YAML
+// path ($.classes[1].share), gathered in [Errors]. After a clean decode,
+// [Decode] calls Validate and turns each path into the file:line:col where that
+// value is written (or, for a missing key, where its parent is).
+//
+// # JSON Schema
+//
+// [Schema] generates the JSON Schema of the format from the Go types, with
+// their doc comments as descriptions; `goodput schema scenario` prints it for
+// editors (yaml-language-server).
+//
+// Decoding and the value types are safe for concurrent use; a decoded
+// Scenario is a plain value.
+package scenario
