@@ -269,6 +269,10 @@ type Budget struct {
 	tenants map[string]*tenant
 	free    []*tenant
 	sweepAt int
+	// The tenant of the last call, so a run of calls for one tenant skips
+	// the map (the names are compared; nil after a sweep).
+	lastName string
+	last     *tenant
 
 	stats Stats
 }
@@ -495,11 +499,17 @@ const minSweep = 64
 // tenants active within a TTL; the sweep runs only when the table has doubled
 // since the last one, so its cost is amortised over the insertions.
 func (b *Budget) tenant(name string) *tenant {
+	if b.last != nil && name == b.lastName {
+		b.catchUp(b.last)
+		return b.last
+	}
 	if t, ok := b.tenants[name]; ok {
 		b.catchUp(t)
+		b.lastName, b.last = name, t
 		return t
 	}
 	if len(b.tenants) >= b.sweepAt {
+		b.lastName, b.last = "", nil
 		for n, t := range b.tenants {
 			b.catchUp(t)
 			if t.w.sumReqs == 0 && t.w.sumRets == 0 {
@@ -517,6 +527,8 @@ func (b *Budget) tenant(name string) *tenant {
 		t = new(tenant)
 	}
 	t.cur = b.cur
-	b.tenants[strings.Clone(name)] = t
+	name = strings.Clone(name)
+	b.tenants[name] = t
+	b.lastName, b.last = name, t
 	return t
 }
