@@ -7,7 +7,7 @@ import (
 	"time"
 )
 
-func loadExample(t *testing.T, name string) *Document {
+func loadIncident(t *testing.T, name string) *Document {
 	t.Helper()
 	doc, err := Load(filepath.Join(exampleDir, name+".incident.yaml"))
 	if err != nil {
@@ -19,7 +19,7 @@ func loadExample(t *testing.T, name string) *Document {
 // TestDerivedPaymentTimeout checks the values seed 000's page shows, computed from the
 // example's milestones, figures and series.
 func TestDerivedPaymentTimeout(t *testing.T) {
-	doc := loadExample(t, "payment-timeout")
+	doc := loadIncident(t, "payment-timeout")
 	d := doc.Derived()
 	for _, tc := range []struct {
 		name string
@@ -76,7 +76,7 @@ func TestDerivedPaymentTimeout(t *testing.T) {
 }
 
 func TestEval(t *testing.T) {
-	doc := loadExample(t, "payment-timeout")
+	doc := loadIncident(t, "payment-timeout")
 	for _, tc := range []struct {
 		ref, want, err string
 	}{
@@ -113,7 +113,7 @@ func TestEval(t *testing.T) {
 }
 
 func TestEvalFormula(t *testing.T) {
-	doc := loadExample(t, "northstar")
+	doc := loadIncident(t, "northstar")
 	for _, tc := range []struct {
 		formula, unit, want string
 	}{
@@ -136,7 +136,7 @@ func TestEvalFormula(t *testing.T) {
 }
 
 func TestExpand(t *testing.T) {
-	doc := loadExample(t, "payment-timeout")
+	doc := loadIncident(t, "payment-timeout")
 	got, err := doc.Expand("Detected after {{ttd}}, at {{ at:detected }}; {{gap:detected:mitigated}} to mitigate.")
 	if err != nil || got != "Detected after 33 min, at 09:47; 3h 14m to mitigate." {
 		t.Errorf("Expand = %q, %v", got, err)
