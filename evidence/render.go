@@ -66,7 +66,7 @@ func (r Report) WriteTo(w io.Writer) (int64, error) {
 			fmt.Fprintf(&b, "ERROR %s: %v\n", row.Name, row.Err)
 			continue
 		}
-		fmt.Fprintf(&b, "MISMATCH %s: declared %s, computed %s from %s; off by %s, allowed %s\n",
+		fmt.Fprintf(&b, "MISMATCH %s: declared %s, computed %s from %s; difference %s, allowed %s\n",
 			row.Name, withUnit(row.claimed(), row.Unit), withUnit(row.formatComputed(row.Computed), row.Unit),
 			oneLine(row.Formula), row.formatComputed(row.Difference()), row.tolerance())
 	}
