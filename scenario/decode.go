@@ -387,7 +387,8 @@ func (d *decoder) parse(data []byte, t reflect.Type, what string) (root ast.Node
 			root = nil
 		}
 	}()
-	tokens := lexer.Tokenize(string(data))
+	src := strings.TrimPrefix(string(data), "\ufeff") // a byte-order mark is not content
+	tokens := lexer.Tokenize(src)
 	if !d.checkNesting(tokens) {
 		return nil
 	}
@@ -398,9 +399,13 @@ func (d *decoder) parse(data []byte, t reflect.Type, what string) (root ast.Node
 	}
 	var bodies []ast.Node
 	for _, doc := range f.Docs {
-		if doc != nil && doc.Body != nil {
-			bodies = append(bodies, doc.Body)
+		if doc == nil || doc.Body == nil {
+			continue
 		}
+		if _, ok := doc.Body.(*ast.DirectiveNode); ok {
+			continue // %YAML 1.2 and %TAG lines before a document
+		}
+		bodies = append(bodies, doc.Body)
 	}
 	if len(bodies) == 0 {
 		d.errorf(&token.Token{Position: &token.Position{Line: 1, Column: 1}}, "",

@@ -175,6 +175,8 @@ func TestUnmarshalErrors(t *testing.T) {
 		{"not a mapping", "- a\n- b\n", "t.yaml:1:1: got a list; expected a mapping with name, seed, count, ratio, on, clock, …"},
 		{"scalar document", "hello\n", `t.yaml:1:1: got the text "hello"; expected a mapping with name, seed, count, ratio, on, clock, …`},
 		{"two documents", "name: a\n---\nname: b\n", "t.yaml:3:1: a second YAML document; expected one document per file"},
+		{"directive, then two documents", "%YAML 1.2\n---\nname: a\n---\nseed: 1\n", "t.yaml:5:1: a second YAML document; expected one document per file"},
+		{"byte-order mark", "\ufeffname: [a]\n", "t.yaml:1:7: name: got a list; expected text"},
 		{"unknown key, suggestion", "clock:\n  tik: 1s\n", `t.yaml:2:3: clock: unknown key "tik"; did you mean "tick"?`},
 		{"unknown key, list", "clock:\n  speed: 1s\n", `t.yaml:2:3: clock: unknown key "speed"; expected one of start, duration, tick`},
 		{"unknown top-level key", "name: a\nfoo: 1\n", `t.yaml:2:1: unknown key "foo"; expected one of name, seed, count, ratio, on, clock, classes, labels, work, service, extra, raw, when, pair, plain, inlined`},
@@ -394,6 +396,15 @@ func TestLoad(t *testing.T) {
 	}
 }
 
+func TestUnmarshalDocumentMarkers(t *testing.T) {
+	for _, src := range []string{"%YAML 1.2\n---\nname: x\n", "---\nname: x\n...\n", "\ufeffname: x\n", "name: x\r\n"} {
+		d, err := decodeTest(src)
+		if err != nil || d.Name != "x" {
+			t.Errorf("%q: %+v, %v", src, d, err)
+		}
+	}
+}
+
 func TestUnmarshalResets(t *testing.T) {
 	var d testDoc
 	if err := Unmarshal("t.yaml", []byte("name: a\nwork: 4ms\nlabels: {x: y}\n"), &d); err != nil {
@@ -404,5 +415,28 @@ func TestUnmarshalResets(t *testing.T) {
 	}
 	if d.Name != "" || d.Labels != nil || d.Work != (Dist{Mean: Duration(5 * time.Millisecond)}) {
 		t.Errorf("second Unmarshal kept parts of the first: %+v", d)
+	}
+}
+
+func BenchmarkDecode(b *testing.B) {
+	data, err := os.ReadFile("testdata/valid/northstar-sketch.scenario.yaml")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	b.SetBytes(int64(len(data)))
+	for b.Loop() {
+		if _, err := Decode("northstar-sketch.scenario.yaml", data); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkSchema(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Schema(); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
