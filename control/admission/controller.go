@@ -6,6 +6,8 @@ import (
 	"math"
 	"sync"
 	"time"
+
+	"goodput/control/internal/nanotime"
 )
 
 // Rule selects how the adaptive limit follows the measured signals.
@@ -215,7 +217,7 @@ type Controller struct {
 	byClass  [NumClasses]int
 
 	// The current sample window, on clock.
-	clock    clock
+	clock    nanotime.Clock
 	started  bool
 	winStart int64
 	n        int
@@ -329,7 +331,7 @@ func (c *Controller) Done(now time.Time, s Sample) {
 
 // tick closes the current window if it is over. c.mu held.
 func (c *Controller) tick(t time.Time) {
-	now := c.clock.nanos(t)
+	now := c.clock.Nanos(t)
 	if !c.started {
 		c.started = true
 		c.winStart = now
@@ -514,23 +516,4 @@ func (c *Controller) Stats() Stats {
 		Increases: c.increases,
 		Unmatched: c.unmatched,
 	}
-}
-
-// clock turns instants into nanoseconds since the first instant it saw, so
-// that the hot path compares integers: time.Time's Sub and Add cost tens of
-// nanoseconds each. Instants more than 285 years from the first saturate.
-type clock struct {
-	base int64 // Unix seconds of the first instant
-	set  bool
-}
-
-func (c *clock) nanos(t time.Time) int64 {
-	const limit = 285 * 365 * 24 * 3600 // seconds; ×1e9 stays within int64
-	sec := t.Unix()
-	if !c.set {
-		c.base, c.set = sec, true
-	}
-	d := sec - c.base
-	d = max(min(d, limit), -limit)
-	return d*1e9 + int64(t.Nanosecond())
 }

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"sync"
 	"time"
+
+	"goodput/control/internal/nanotime"
 )
 
 // Sentinel errors returned by [Queue.Push].
@@ -131,25 +133,6 @@ type entry[T any] struct {
 
 const noDeadline = math.MaxInt64
 
-// clock turns instants into nanoseconds since the first instant it saw, so
-// that the hot path compares integers: time.Time's Sub and Add cost tens of
-// nanoseconds each. Instants more than 285 years from the first saturate.
-type clock struct {
-	base int64 // Unix seconds of the first instant
-	set  bool
-}
-
-func (c *clock) nanos(t time.Time) int64 {
-	const limit = 285 * 365 * 24 * 3600 // seconds; ×1e9 stays within int64
-	sec := t.Unix()
-	if !c.set {
-		c.base, c.set = sec, true
-	}
-	d := sec - c.base
-	d = max(min(d, limit), -limit)
-	return d*1e9 + int64(t.Nanosecond())
-}
-
 // Queue is a FIFO bounded by count, age and deadline, with optional CoDel
 // and adaptive LIFO. Call [Queue.Push] when work arrives and [Queue.Pop]
 // when a worker is free; Pop returns the next item still worth serving and
@@ -163,7 +146,7 @@ type Queue[T any] struct {
 	mu       sync.Mutex
 	cfg      Config
 	interval time.Duration
-	clock    clock
+	clock    nanotime.Clock
 	buf      []entry[T]
 	head, n  int
 
@@ -195,10 +178,10 @@ func New[T any](cfg Config) (*Queue[T], error) {
 func (q *Queue[T]) Push(now time.Time, item T, deadline time.Time) error {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	n := q.clock.nanos(now)
+	n := q.clock.Nanos(now)
 	dl := int64(noDeadline)
 	if !deadline.IsZero() {
-		dl = q.clock.nanos(deadline)
+		dl = q.clock.Nanos(deadline)
 		if left := dl - n; left <= 0 || left < int64(q.cfg.Expected) {
 			q.stats.RejectedDeadline++
 			return ErrDeadline
@@ -308,7 +291,7 @@ const (
 func (q *Queue[T]) step(t time.Time) (item T, r Reason, o outcome) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	now := q.clock.nanos(t)
+	now := q.clock.Nanos(t)
 	if q.n == 0 {
 		q.observe(now, 0)
 		return item, 0, outEmpty
@@ -389,7 +372,7 @@ func (q *Queue[T]) Prune(now time.Time, drop func(item T, r Reason)) int {
 func (q *Queue[T]) pruneOne(t time.Time, from int) (item T, r Reason, next int, ok bool) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	now := q.clock.nanos(t)
+	now := q.clock.Nanos(t)
 	for i := from; i < q.n; i++ {
 		r, doomed := q.doom(&q.buf[q.index(i)], now)
 		if !doomed {
@@ -415,7 +398,7 @@ func (q *Queue[T]) pruneOne(t time.Time, from int) (item T, r Reason, next int, 
 func (q *Queue[T]) OldestAge(t time.Time) time.Duration {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	now := q.clock.nanos(t)
+	now := q.clock.Nanos(t)
 	for i := range q.n {
 		e := &q.buf[q.index(i)]
 		if _, doomed := q.doom(e, now); !doomed {
