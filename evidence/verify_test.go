@@ -221,3 +221,67 @@ func TestFormatComputed(t *testing.T) {
 		}
 	}
 }
+
+// TestValidate checks the problems Validate finds in a packet built in Go, which carry no
+// position.
+func TestValidate(t *testing.T) {
+	p := &Packet{
+		Inputs: []Input{{Name: "a", Value: math.NaN()}, {Name: "a", Value: 1}, {Name: "if", Value: 1}},
+		Figures: []Figure{
+			{Name: "x", Formula: "a + y", Claim: 1, Tolerance: -1},
+			{Name: "y", Formula: "x", Claim: math.Inf(1)},
+			{Name: "z", Formula: "a ? 1 : 2", Claim: 1},
+		},
+	}
+	err := p.Validate()
+	if err == nil {
+		t.Fatal("Validate accepted an invalid packet")
+	}
+	for _, want := range []string{
+		"evidence: packet has no title",
+		`evidence: input "a" has value NaN; expected a finite number`,
+		`evidence: input "a" is already declared; expected one declaration per name`,
+		`evidence: input name "if" is reserved`,
+		`evidence: figure "x" has tolerance -1; expected a finite number ≥ 0`,
+		`evidence: figure "y" claims +Inf; expected a finite number`,
+		`evidence: figure "x": depends on itself through x → y → x`,
+		`evidence: figure "z": "a ? 1 : 2" is not arithmetic`,
+	} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("Validate error does not contain %q:\n%v", want, err)
+		}
+	}
+	if got := strings.Count(err.Error(), "\n") + 1; got != 8 {
+		t.Errorf("%d problems reported, want 8:\n%v", got, err)
+	}
+	if err := (&Packet{Title: "t", Figures: []Figure{{Name: "x", Formula: "1", Claim: 1}}}).Validate(); err != nil {
+		t.Errorf("Validate rejected a valid packet: %v", err)
+	}
+}
+
+func BenchmarkVerifyNorthstar(b *testing.B) {
+	data, err := os.ReadFile(northstarPath)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("decode", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := Decode("northstar.packet.yaml", data); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	p, err := Decode("northstar.packet.yaml", data)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("verify", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if !p.Verify().OK() {
+				b.Fatal("not ok")
+			}
+		}
+	})
+}
