@@ -70,6 +70,14 @@ type checker struct {
 	multi   *bool // whether the document spans more than one day, once computed
 	diags   []Diagnostic
 	covered map[string][][2]int // prose path -> byte ranges tied to the data by claims or placeholders
+
+	normalized []normalizedField // the prose with white space collapsed, for find
+}
+
+type normalizedField struct {
+	field proseField
+	text  string
+	idx   []int
 }
 
 // at returns the position of path, or of its closest recorded parent.
@@ -726,9 +734,15 @@ func (c *checker) find(text string) []occurrence {
 	if needle == "" {
 		return nil
 	}
+	if c.normalized == nil {
+		for _, f := range c.doc.prose() {
+			hay, idx := normalizeSpace(f.text)
+			c.normalized = append(c.normalized, normalizedField{f, hay, idx})
+		}
+	}
 	var out []occurrence
-	for _, f := range c.doc.prose() {
-		hay, idx := normalizeSpace(f.text)
+	for _, n := range c.normalized {
+		f, hay, idx := n.field, n.text, n.idx
 		for off := 0; ; {
 			i := strings.Index(hay[off:], needle)
 			if i < 0 {

@@ -7,7 +7,7 @@ import (
 	"time"
 )
 
-func loadIncident(t *testing.T, name string) *Document {
+func loadIncident(t testing.TB, name string) *Document {
 	t.Helper()
 	doc, err := Load(filepath.Join(exampleDir, name+".incident.yaml"))
 	if err != nil {
