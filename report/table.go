@@ -347,6 +347,9 @@ func objectiveRows(arms []packet.Arm) []objectiveRow {
 // target renders an objective's bound: "≤ 1,800 ms".
 func target(o packet.Objective) string {
 	op := map[string]string{"<=": "≤", ">=": "≥", "in": "≤"}[o.Op]
+	if asPercent(o) {
+		return op + " " + trimZeros(Float(100*o.Target, 2)) + "%"
+	}
 	v := numberIn(o.Unit, o.Target)
 	if o.Target == math.Trunc(o.Target) && o.Unit != "x" {
 		v = Float(o.Target, 0)
@@ -365,11 +368,28 @@ func objectiveCell(o packet.Objective) string {
 	if o.NoData {
 		return "– n/a"
 	}
+	if asPercent(o) {
+		return mark(o.Pass) + " " + Float(100*o.Value, 2) + "%"
+	}
 	v := numberIn(o.Unit, o.Value)
 	if o.Unit == "x" {
 		v += "×"
 	}
 	return mark(o.Pass) + " " + v
+}
+
+// asPercent reports whether an objective's ratio reads better as a percentage: a fraction of
+// a population rather than an amplification.
+func asPercent(o packet.Objective) bool {
+	return o.Unit == "x" && (o.Metric == "goodput_fraction" || o.Metric == "retry_ratio")
+}
+
+// trimZeros drops trailing zeros after a decimal point: "90.00" → "90", "2.50" → "2.5".
+func trimZeros(s string) string {
+	if !strings.Contains(s, ".") {
+		return s
+	}
+	return strings.TrimSuffix(strings.TrimRight(s, "0"), ".")
 }
 
 // numberIn formats a value in an objective's unit.

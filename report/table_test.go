@@ -45,6 +45,7 @@ func arm(name string, protected bool) packet.Arm {
 		{Name: "completion p99", Metric: "latency_p99", Class: "checkout", Max: ptr(1800)},
 		{Name: "goodput floor", Metric: "goodput_rate", From: 3 * time.Second, To: 6 * time.Second, Min: ptr(780)},
 		{Name: "no duplicates", Metric: "duplicates", Max: ptr(0)},
+		{Name: "retries", Metric: "retry_ratio", Max: ptr(0.02)},
 		{Name: "normal amplification", Metric: "amplification", State: "Normal", Max: ptr(1.08)},
 		{Name: "return to normal", Metric: "time_to_normal", After: 6 * time.Second, Max: ptr(3)},
 	}
