@@ -162,6 +162,15 @@ func (r *Recorder) Finish(objectives []ObjectiveSpec) Arm {
 		a.Dependencies = append(a.Dependencies, ds)
 	}
 
+	a.Caches = []CacheStats{}
+	for i, c := range r.cache {
+		hr, _ := ratio(c[0], c[0]+c[1])
+		mp, _ := ratio(c[1], t.Offered)
+		a.Caches = append(a.Caches, CacheStats{
+			Name: r.caches.list[i], Hits: c[0], Misses: c[1], HitRatio: round(hr, 4), MissesPerOffered: round(mp, 4),
+		})
+	}
+
 	// Recovery: from RecoveryAfter, else the first time_to_normal objective's After.
 	after := r.cfg.RecoveryAfter
 	if after == 0 {

@@ -51,6 +51,8 @@ type Arm struct {
 	Queue Queue `json:"queue"`
 	// Dependencies are calls, connection wait, service time and concurrency by dependency.
 	Dependencies []DependencyStats `json:"dependencies"`
+	// Caches are hits and misses by cache, in first-seen order.
+	Caches []CacheStats `json:"caches"`
 	// Capacity is instances requested, ready and warm over the run.
 	Capacity Capacity `json:"capacity"`
 	// Invariants are the conservation checks; every one should pass.
@@ -241,6 +243,16 @@ type DependencyStats struct {
 	WaitingMax      int     `json:"waiting_max"`
 }
 
+// CacheStats are the lookups in one cache. MissesPerOffered is backend work the cache sent
+// on per offered logical request.
+type CacheStats struct {
+	Name             string  `json:"name"`
+	Hits             int64   `json:"hits"`
+	Misses           int64   `json:"misses"`
+	HitRatio         float64 `json:"hit_ratio"`
+	MissesPerOffered float64 `json:"misses_per_offered"`
+}
+
 // Capacity summarises sampled instance counts.
 type Capacity struct {
 	RequestedMax  int `json:"requested_max"`
@@ -287,6 +299,7 @@ type Row struct {
 	Offered, Admitted, Rejected, Attempts, Retries, Suppressed int64
 	Goodput, Late, Expired, Failed, Ambiguous, Shed            int64
 	Orphans, CancelsCompleted, Duplicates                      int64
+	CacheHits, CacheMisses                                     int64
 
 	// LayerAttempts are the tick's attempts by layer, in the order of the arm's Layers (a
 	// shorter slice means zeros for the layers after it).

@@ -214,6 +214,9 @@ type Recorder struct {
 	lay                   []layerAcc
 	dep                   []depAcc
 
+	caches names
+	cache  [][2]int64 // hits, misses by cache
+
 	rejectedBy, shedBy, suppressedBy map[string]int64
 	dup                              Duplicates
 	suppressed                       int64
@@ -241,6 +244,7 @@ func NewRecorder(cfg Config) *Recorder {
 		classes:      newNames(cfg.Classes),
 		layers:       newNames(cfg.Layers),
 		deps:         newNames(cfg.Dependencies),
+		caches:       newNames(nil),
 		rejectedBy:   map[string]int64{},
 		shedBy:       map[string]int64{},
 		suppressedBy: map[string]int64{},
@@ -484,6 +488,23 @@ func (r *Recorder) Duplicate(at time.Duration, kind string) {
 		r.dup.Other[kind]++
 	}
 	r.row(at).Duplicates++
+}
+
+// CacheAccess records one lookup in a cache: a hit, or a miss that sends work to the
+// backend behind it.
+func (r *Recorder) CacheAccess(at time.Duration, cache string, hit bool) {
+	i, added := r.caches.find(cache)
+	if added {
+		r.cache = append(r.cache, [2]int64{})
+	}
+	row := r.row(at)
+	if hit {
+		r.cache[i][0]++
+		row.CacheHits++
+	} else {
+		r.cache[i][1]++
+		row.CacheMisses++
+	}
 }
 
 // QueueWait records time a request of the class spent in an application queue.

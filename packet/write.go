@@ -78,7 +78,7 @@ var seriesColumns = []string{
 	"offered_per_s", "admitted_per_s", "rejected_per_s", "attempts_per_s", "retries_per_s",
 	"suppressed_per_s", "goodput_per_s", "late_per_s", "expired_per_s", "failed_per_s",
 	"ambiguous_per_s", "shed_per_s", "orphans_per_s", "cancellations_completed_per_s",
-	"duplicates", "amplification", "latency_p50_ms", "latency_p99_ms",
+	"duplicates", "cache_hits_per_s", "cache_misses_per_s", "amplification", "latency_p50_ms", "latency_p99_ms",
 	"queue_age_max_ms", "queue_len", "in_flight", "pool_waiters",
 	"instances_requested", "instances_process_ready", "instances_route_ready", "instances_warm",
 	"state", "generation", "admission_limit", "slack_p10_ms",
@@ -148,7 +148,7 @@ func seriesRecord(rec []string, a Arm, row Row, layers, deps []string) []string 
 		per(row.Offered), per(row.Admitted), per(row.Rejected), per(row.Attempts), per(row.Retries),
 		per(row.Suppressed), per(row.Goodput), per(row.Late), per(row.Expired), per(row.Failed),
 		per(row.Ambiguous), per(row.Shed), per(row.Orphans), per(row.CancelsCompleted),
-		i64(row.Duplicates),
+		i64(row.Duplicates), per(row.CacheHits), per(row.CacheMisses),
 	)
 	if row.Offered > 0 {
 		rec = append(rec, fmtFloat(maxLayerRatio(row.LayerAttempts, row.Offered)))

@@ -236,6 +236,33 @@ func build(arms []packet.Arm) *table {
 		}
 	}
 
+	if caches := union(arms, func(a packet.Arm) []string {
+		n := make([]string, len(a.Caches))
+		for i, c := range a.Caches {
+			n[i] = c.Name
+		}
+		return n
+	}); len(caches) > 0 {
+		t.section("Caches")
+		for _, name := range caches {
+			get := func(a packet.Arm) (packet.CacheStats, bool) {
+				i := slices.IndexFunc(a.Caches, func(c packet.CacheStats) bool { return c.Name == name })
+				if i < 0 {
+					return packet.CacheStats{}, false
+				}
+				return a.Caches[i], true
+			}
+			t.value(name+" hit ratio", func(a packet.Arm) string {
+				c, ok := get(a)
+				if !ok {
+					return ""
+				}
+				return percent(c.Hits, c.Hits+c.Misses)
+			})
+			t.count(name+" misses (backend work)", func(a packet.Arm) int64 { c, _ := get(a); return c.Misses })
+		}
+	}
+
 	t.section("Load state")
 	t.value("transitions", func(a packet.Arm) string { return Int(int64(len(a.Transitions))) })
 

@@ -96,6 +96,7 @@ func arm(name string, protected bool) packet.Arm {
 			r.Attempt(at, "service")
 			r.Attempt(at, "payment-risk")
 			r.DependencyCall(at, "payment-risk", time.Duration(rng.IntN(5))*time.Millisecond, lat/2)
+			r.CacheAccess(at, "catalog", draw > 0.2 || (protected && draw > 0.1))
 			outcome := packet.Goodput
 			if slow {
 				switch {
