@@ -124,6 +124,16 @@ func TestBrowserLayout(t *testing.T) {
 		pages = append(pages, pc)
 	}
 
+	siteDir := t.TempDir()
+	if err := WriteSite(siteDir, loadRenderExamples(t)); err != nil {
+		t.Fatal(err)
+	}
+	index, err := os.ReadFile(filepath.Join(siteDir, "index.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pages = append(pages, pageCase{name: "site-index", title: "Postmortems", html: index})
+
 	mux := http.NewServeMux()
 	for _, p := range pages {
 		mux.HandleFunc("/"+p.name+".html", func(w http.ResponseWriter, r *http.Request) {

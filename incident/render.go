@@ -202,10 +202,10 @@ type figureView struct{ Label, Value, Unit, Note string }
 
 type entryView struct {
 	Time, Datetime, Day string // Day is set on the first entry of each display-zone day when the timeline spans days
-	Since                    string // the gap from the previous entry, "+39 min"
-	Title                    string
-	Tag, TagClass            string
-	Text                     []string
+	Since               string // the gap from the previous entry, "+39 min"
+	Title               string
+	Tag, TagClass       string
+	Text                []string
 }
 
 type tailView struct {
@@ -512,7 +512,7 @@ func (d *Document) timelineView(e *expander) (string, []entryView) {
 
 // publicView is the public-summary form.
 type publicView struct {
-	Title, Dateline, Datetime                                    string
+	Title, Dateline, Datetime                                   string
 	Overview, WhoWasAffected, WhatHappened, Prevent, FutureWork []string
 }
 

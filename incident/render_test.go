@@ -475,8 +475,8 @@ func TestMdEscape(t *testing.T) {
 
 func TestParagraphs(t *testing.T) {
 	for in, want := range map[string][]string{
-		"one":                    {"one"},
-		"folded one\nfolded two": {"folded one", "folded two"},
+		"one":                                {"one"},
+		"folded one\nfolded two":             {"folded one", "folded two"},
 		"literal\nwrapped\n\nsecond\npara\n": {"literal wrapped", "second para"},
 		"  \n ":                              nil,
 	} {
