@@ -276,8 +276,8 @@ type Dependency struct {
 	Pool Pool `yaml:"pool,omitempty" json:"pool,omitempty"`
 	// Timeout is the calling service's timeout for one call, from asking for a
 	// connection (waiting for one counts) to the answer. Zero means no timeout. A policy
-	// with dependency_timeout: derived takes the smaller of it and the remaining deadline
-	// minus the reserve.
+	// with dependency_timeout: derived replaces it with the time left before the
+	// request's deadline minus the policy's reserve.
 	Timeout Duration `yaml:"timeout,omitempty" json:"timeout,omitempty"`
 	// Retries is the calling service's retry policy for the dependency.
 	Retries Retries `yaml:"retries,omitempty" json:"retries,omitempty"`
@@ -354,7 +354,7 @@ const (
 // Dependency-timeout modes of a policy.
 const (
 	TimeoutFixed   = "fixed"   // the dependency's declared timeout, whatever the deadline
-	TimeoutDerived = "derived" // the smaller of that and the remaining deadline minus the reserve
+	TimeoutDerived = "derived" // the remaining deadline minus the policy's reserve
 )
 
 // Queue kinds of a policy.

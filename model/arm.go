@@ -1,0 +1,1072 @@
+package model
+
+import (
+	"math"
+	"math/rand/v2"
+	"strconv"
+	"time"
+
+	"goodput/control/admission"
+	"goodput/control/budget"
+	"goodput/control/deadline"
+	"goodput/control/identity"
+	"goodput/control/queue"
+	"goodput/control/readiness"
+	"goodput/packet"
+	"goodput/scenario"
+	"goodput/sim"
+)
+
+// Event kinds of an arm.
+const (
+	evArrival int32 = iota
+	evRateChange
+	evEntryTimeout // ID: attempt
+	evEntryRetry   // ID: logical
+	evWorkDone     // ID: attempt
+	evCallRetry    // ID: attempt
+	evDepDone      // ID: call
+	evCallTimeout  // ID: call
+	evDeadline     // ID: logical
+	evTick
+	evFaultStart // ID: fault index
+	evFaultEnd   // ID: fault index
+	evInstanceUp
+	evInstanceWarm
+	evTimerQueue // ID: timer queue
+)
+
+// instance is one instance of a service: a worker pool, a queue in front of it and one
+// connection pool per dependency.
+type instance struct {
+	svc       int32
+	routable  bool
+	up        bool
+	warm      bool
+	starting  bool // pump is running (guards re-entry)
+	factor    float64
+	upAt      time.Duration
+	q         *queue.Queue[int64]
+	queued    int
+	busy      int
+	workers   int
+	pools     []connPool
+	ready     *readiness.Instance
+	completed int // attempts completed since the last tick
+}
+
+// connPool is one instance's bounded pool of connections to one dependency.
+type connPool struct {
+	inUse   int
+	waiters ring // calls waiting for a connection (lazily removed)
+	waiting int  // live waiters
+}
+
+// capacity is the pool's usable size on an instance working at factor (0: unbounded).
+func poolCap(size int, factor float64) int {
+	if size == 0 {
+		return math.MaxInt
+	}
+	if factor >= 1 {
+		return size
+	}
+	return max(1, int(float64(size)*factor))
+}
+
+type svcRT struct {
+	insts      []int32
+	rr         int
+	workFactor float64
+	fleet      *readiness.Fleet
+	works      []int // active work-factor faults, most recent last
+}
+
+type depRT struct {
+	busy    int
+	queue   ring // calls waiting for a server (lazily removed)
+	waiting int
+	st      scenario.Quantiles
+	errRate float64
+	faults  []int // active dependency faults, most recent last
+	hist    durHist
+}
+
+// tickStats are counters reset every tick: the controller's and the alerts' signals.
+type tickStats struct {
+	offered, attempts, edgeAttempts, edgeTimeouts, goodput int
+	slack                                                  durHist
+}
+
+// arm runs one policy arm on its own Sim.
+type arm struct {
+	p    *plan
+	name string
+	pol  *policyRT
+	s    *sim.Sim
+	rec  *packet.Recorder
+	seed uint64
+
+	arrivals, classes *rand.Rand
+	arrTimer          sim.Timer
+	nextID            int64
+	stopped           bool
+	shift             float64
+	shifts            []int
+
+	sl    slabs
+	svcs  []svcRT
+	insts []instance
+	deps  []depRT
+
+	ledgers [numMut]*identity.Ledger
+
+	inFlight int // admitted logical requests whose caller has no answer yet
+	tk       tickStats
+	alertOn  []bool
+	alertFor []time.Duration
+	dropFn   func(int64, queue.Reason)
+	maxSlack time.Duration
+
+	// Timer queues: one per entry (attempt timeouts), then one per dependency (call
+	// timeouts), then one per class (deadlines).
+	tqs                     []timerQueue
+	tqEntry, tqDep, tqClass int
+
+	events uint64 // events processed, for benchmarks
+	hooks  *hooks
+}
+
+// terminal records the terminal state of an admitted request.
+func (a *arm) terminal(now time.Duration, lg *logical, out packet.Outcome, lat time.Duration) {
+	a.rec.Terminal(now, a.p.classes[lg.class].name, out, lat)
+	if a.hooks != nil && a.hooks.terminal != nil {
+		a.hooks.terminal(a.name, lg.id, out)
+	}
+}
+
+func (a *arm) now() time.Duration { return a.s.Elapsed() }
+func (a *arm) wall() time.Time    { return a.s.Now() }
+
+func (a *arm) schedule(d time.Duration, kind int32, id int64) timer {
+	return timer(a.s.Schedule(d, a, kind, id))
+}
+
+// cancel forgets a timer. The event stays in the heap and is recognised as stale when it
+// fires (its object's generation or state no longer matches), which is cheaper than the
+// engine's cancellation for the many timeouts that never fire.
+func (a *arm) cancel(t *timer) { *t = 0 }
+
+// splitmix64's finaliser.
+func mix(x uint64) uint64 {
+	x += 0x9e3779b97f4a7c15
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9
+	x = (x ^ (x >> 27)) * 0x94d049bb133111eb
+	return x ^ (x >> 31)
+}
+
+// draw returns a uniform number in (0, 1) for one purpose of one logical request and one
+// (attempt, stage, try). It depends on nothing else, so both arms draw the same number for
+// the same thing however differently their runs have gone (common random numbers).
+func (a *arm) draw(purp uint64, lg int64, att, stage, try int32) float64 {
+	h := mix(a.seed ^ purp)
+	h = mix(h ^ uint64(lg))
+	h = mix(h ^ (uint64(uint32(att)) | uint64(uint16(stage))<<32 | uint64(uint16(try))<<48))
+	return (float64(h>>11) + 0.5) * (1.0 / (1 << 53))
+}
+
+// Handle dispatches the arm's events.
+func (a *arm) Handle(_ *sim.Sim, e sim.Event) { a.dispatch(e.Kind, e.ID) }
+
+func (a *arm) dispatch(kind int32, id int64) {
+	e := struct {
+		Kind int32
+		ID   int64
+	}{kind, id}
+	switch e.Kind {
+	case evArrival:
+		a.arrival()
+	case evRateChange:
+		a.rescheduleArrival()
+	case evEntryTimeout:
+		a.entryTimeout(e.ID)
+	case evEntryRetry:
+		a.entryRetryFire(e.ID)
+	case evWorkDone:
+		a.workDone(e.ID)
+	case evCallRetry:
+		a.callRetryFire(e.ID)
+	case evDepDone:
+		a.depDone(e.ID)
+	case evCallTimeout:
+		a.callTimeout(e.ID)
+	case evDeadline:
+		a.deadlineFire(e.ID)
+	case evTick:
+		a.tick()
+	case evFaultStart:
+		a.faultStart(int(e.ID))
+	case evFaultEnd:
+		a.faultEnd(int(e.ID))
+	case evInstanceUp:
+		a.instanceUp(int32(e.ID))
+	case evInstanceWarm:
+		a.instanceWarm(int32(e.ID))
+	case evTimerQueue:
+		a.fireQueue(int(e.ID))
+	}
+}
+
+// ---- arrivals ----
+
+func (a *arm) currentRate() float64 { return a.p.rateAt(a.now()) * a.shift }
+
+// rescheduleArrival replaces the pending arrival after a rate change. Poisson arrivals are
+// memoryless, so drawing afresh from now is exact.
+func (a *arm) rescheduleArrival() {
+	if a.arrTimer != 0 {
+		a.s.Cancel(a.arrTimer)
+		a.arrTimer = 0
+	}
+	a.scheduleArrival()
+}
+
+func (a *arm) scheduleArrival() {
+	if a.stopped {
+		return
+	}
+	r := a.currentRate()
+	if r <= 0 {
+		return // the next rate change schedules again
+	}
+	var gap float64
+	if a.p.poisson {
+		gap = a.arrivals.ExpFloat64() / r
+	} else {
+		gap = 1 / r
+	}
+	d := time.Duration(gap * float64(time.Second))
+	if a.now()+d >= a.p.duration {
+		return
+	}
+	a.arrTimer = a.s.Schedule(d, a, evArrival, 0)
+}
+
+func (a *arm) arrival() {
+	a.arrTimer = 0
+	now := a.now()
+	u := a.classes.Float64()
+	ci := 0
+	for ci < len(a.p.classes)-1 && u >= a.p.classes[ci].cum {
+		ci++
+	}
+	cp := &a.p.classes[ci]
+	id := a.nextID
+	a.nextID++
+	a.scheduleArrival()
+
+	a.rec.Offered(now, cp.name)
+	a.tk.offered++
+	if adm := a.pol.adm; adm != nil {
+		d := adm.Admit(a.wall(), admission.Request{Class: cp.admission, Slack: cp.deadline})
+		if !d.Admitted {
+			a.rec.Rejected(now, cp.name, d.Reason.String())
+			if a.hooks != nil && a.hooks.rejected != nil {
+				a.hooks.rejected(a.name, id)
+			}
+			return
+		}
+	}
+	a.rec.Admitted(now, cp.name)
+	li := a.sl.newLogical()
+	lg := a.sl.lg(li)
+	lg.class = int16(ci)
+	lg.entry = int16(cp.entry)
+	lg.id = id
+	lg.t0 = now
+	lg.deadline = now + cp.deadline
+	lg.admitted = a.pol.adm != nil
+	a.inFlight++
+	if a.pol.budget != nil {
+		a.pol.budget.Request(a.wall(), "")
+	}
+	if a.pol.propagate {
+		a.after(a.tqClass+ci, cp.deadline, evDeadline, ref(li, lg.gen))
+	}
+	a.sendAttempt(li)
+}
+
+// ---- the entry ----
+
+// sendAttempt sends a new attempt of logical li to the entry's target service.
+func (a *arm) sendAttempt(li int32) {
+	now := a.now()
+	lg := a.sl.lg(li)
+	ep := &a.p.entries[lg.entry]
+	lg.attempts++
+	a.rec.Attempt(now, ep.name)
+	a.tk.attempts++
+	a.tk.edgeAttempts++
+	if lg.attempts > 1 {
+		a.rec.Retry(now, ep.name)
+	}
+	ai := a.sl.newAttempt()
+	at := a.sl.att(ai)
+	at.lg = li
+	at.num = lg.attempts
+	lg.cur = ai
+	lg.live++
+	timeout := ep.timeout
+	if a.pol.propagate {
+		left := lg.deadline - now
+		if timeout == 0 || left < timeout {
+			timeout = left
+		}
+	}
+	if timeout > 0 {
+		a.after(a.tqEntry+int(lg.entry), timeout, evEntryTimeout, ref(ai, at.gen))
+	}
+	a.route(ai, ep.target)
+}
+
+func (a *arm) entryTimeout(id int64) {
+	ai, gen := unref(id)
+	at := a.sl.att(ai)
+	if at.gen != gen {
+		return
+	}
+	at.edgeTimer = 0
+	lg := a.sl.lg(at.lg)
+	if lg.cur != ai || lg.state != lgActive {
+		return
+	}
+	a.tk.edgeTimeouts++
+	lg.cur = -1
+	li := at.lg
+	if a.pol.cancel {
+		a.cancelAttempt(ai)
+	} else {
+		at.abandoned = true
+	}
+	if a.pol.propagate && a.now() >= lg.deadline {
+		a.giveUp(li, causeExpired)
+	} else {
+		a.entryRetry(li, causeTimeout)
+	}
+	a.settle(li)
+}
+
+// respond delivers a finished attempt's result to its entry.
+func (a *arm) respond(ai int32) {
+	at := a.sl.att(ai)
+	li := at.lg
+	lg := a.sl.lg(li)
+	res := at.result
+	svc := &a.p.services[a.insts[at.inst].svc]
+	deliver := !at.abandoned && lg.cur == ai && lg.state == lgActive
+	if !deliver && res == causeNone {
+		a.rec.Orphan(a.now(), svc.name)
+	}
+	a.cancel(&at.edgeTimer)
+	a.sl.freeAttempt(ai)
+	lg.live--
+	if deliver {
+		lg.cur = -1
+		if res == causeNone {
+			a.succeed(li)
+		} else {
+			a.entryRetry(li, res)
+		}
+	}
+	a.settle(li)
+}
+
+// entryRetry decides, after the attempt the entry waited for failed with c, whether the
+// entry retries or gives up.
+func (a *arm) entryRetry(li int32, c cause) {
+	now := a.now()
+	lg := a.sl.lg(li)
+	ep := &a.p.entries[lg.entry]
+	cp := &a.p.classes[lg.class]
+	if int(lg.attempts) > ep.retries.max || !ep.retries.on(c) {
+		a.giveUp(li, c)
+		return
+	}
+	if !a.allowRetry(lg, c, ep.retries.backoff, cp) {
+		a.giveUp(li, c)
+		return
+	}
+	if ep.retries.backoff > 0 {
+		lg.rtTimer = a.schedule(ep.retries.backoff, evEntryRetry, ref(li, lg.gen))
+		return
+	}
+	_ = now
+	a.sendAttempt(li)
+}
+
+// allowRetry asks the policy whether a retry after c may be made; refusals are counted.
+func (a *arm) allowRetry(lg *logical, c cause, backoff time.Duration, cp *classPlan) bool {
+	now := a.now()
+	left := budget.NoDeadline
+	if a.pol.propagate {
+		left = lg.deadline - now
+	}
+	if b := a.pol.budget; b != nil {
+		d := b.Allow(a.wall(), budget.Retry{
+			Failure:      failureOf(c),
+			Idempotent:   cp.idempotent,
+			Deduplicated: a.pol.identity,
+			Remaining:    left,
+			Expected:     backoff + a.pol.reserve,
+		})
+		if !d.Allowed {
+			a.rec.Suppressed(now, d.Reason.String())
+			return false
+		}
+		return true
+	}
+	if a.pol.propagate && left <= backoff+a.pol.reserve {
+		a.rec.Suppressed(now, budget.ReasonDeadline.String())
+		return false
+	}
+	return true
+}
+
+func failureOf(c cause) budget.Failure {
+	switch c {
+	case causeTimeout:
+		return budget.Timeout
+	case causeError:
+		return budget.Transient
+	case causeOverload:
+		return budget.Overload
+	case causeExpired:
+		return budget.Canceled
+	}
+	return budget.Unclassified
+}
+
+func (a *arm) entryRetryFire(id int64) {
+	li, gen := unref(id)
+	lg := a.sl.lg(li)
+	if lg.gen != gen || lg.state != lgActive {
+		return
+	}
+	lg.rtTimer = 0
+	a.sendAttempt(li)
+}
+
+func (a *arm) deadlineFire(id int64) {
+	li, gen := unref(id)
+	lg := a.sl.lg(li)
+	if lg.gen != gen || lg.state != lgActive {
+		return
+	}
+	lg.dlTimer = 0
+	if ai := lg.cur; ai >= 0 {
+		lg.cur = -1
+		at := a.sl.att(ai)
+		a.cancel(&at.edgeTimer)
+		if a.pol.cancel {
+			a.cancelAttempt(ai)
+		} else {
+			at.abandoned = true
+		}
+	}
+	a.giveUp(li, causeExpired)
+	a.settle(li)
+}
+
+// succeed records the caller's successful answer: goodput before the deadline, late after.
+func (a *arm) succeed(li int32) {
+	now := a.now()
+	lg := a.sl.lg(li)
+	cp := &a.p.classes[lg.class]
+	lg.state = lgRecorded
+	lg.success = true
+	a.cancel(&lg.dlTimer)
+	a.cancel(&lg.rtTimer)
+	lat := now - lg.t0
+	out := packet.Goodput
+	if now > lg.deadline {
+		out = packet.Late
+	} else {
+		a.tk.goodput++
+	}
+	a.terminal(now, lg, out, lat)
+	a.clientDone(lg, cp, lat, false)
+}
+
+// giveUp records that the caller has no successful answer. The terminal state is recorded
+// once no work of the request is left (see settle), because work still running may yet
+// apply a mutation and make the outcome ambiguous.
+func (a *arm) giveUp(li int32, c cause) {
+	now := a.now()
+	lg := a.sl.lg(li)
+	if lg.state != lgActive {
+		return
+	}
+	lg.state = lgClientDone
+	lg.cause = c
+	lg.giveUpAt = now
+	a.cancel(&lg.dlTimer)
+	a.cancel(&lg.rtTimer)
+	if ai := lg.cur; ai >= 0 {
+		lg.cur = -1
+		if a.pol.cancel {
+			a.cancelAttempt(ai)
+		} else {
+			a.sl.att(ai).abandoned = true
+		}
+	}
+	a.clientDone(lg, &a.p.classes[lg.class], now-lg.t0, true)
+}
+
+func (a *arm) clientDone(lg *logical, cp *classPlan, lat time.Duration, dropped bool) {
+	a.inFlight--
+	if lg.admitted {
+		a.pol.adm.Done(a.wall(), admission.Sample{Class: cp.admission, QueueDelay: lg.queueDel, Latency: lat, Dropped: dropped})
+	}
+}
+
+// settle records a given-up request's terminal state once nothing of it runs any more,
+// and frees the request when it is recorded and idle.
+func (a *arm) settle(li int32) {
+	lg := a.sl.lg(li)
+	if lg.live > 0 {
+		return
+	}
+	if lg.state == lgClientDone {
+		out := packet.Failed
+		switch {
+		case lg.mutated:
+			out = packet.Ambiguous
+		case lg.cause == causeExpired || lg.giveUpAt >= lg.deadline:
+			out = packet.Expired
+		}
+		a.terminal(a.now(), lg, out, lg.giveUpAt-lg.t0)
+		lg.state = lgRecorded
+	}
+	if lg.state == lgRecorded {
+		a.sl.freeLogical(li)
+	}
+}
+
+// ---- routing and instances ----
+
+func (a *arm) route(ai int32, svc int) {
+	sp := &a.p.services[svc]
+	rt := &a.svcs[svc]
+	at := a.sl.att(ai)
+	pick := int32(-1)
+	n := len(rt.insts)
+	switch sp.router {
+	case routeRoundRobin:
+		for k := 0; k < n; k++ {
+			rt.rr++
+			ii := rt.insts[rt.rr%n]
+			if a.insts[ii].routable {
+				pick = ii
+				break
+			}
+		}
+	case routeRandom:
+		u := a.draw(sp.routerPurp, a.sl.lg(at.lg).id, at.num, 0, 0)
+		start := int(u * float64(n))
+		for k := 0; k < n; k++ {
+			ii := rt.insts[(start+k)%n]
+			if a.insts[ii].routable {
+				pick = ii
+				break
+			}
+		}
+	default:
+		best := math.Inf(1)
+		rt.rr++
+		for k := 0; k < n; k++ {
+			ii := rt.insts[(rt.rr+k)%n]
+			in := &a.insts[ii]
+			if !in.routable {
+				continue
+			}
+			load := float64(in.busy+in.queued+1) / (float64(in.workers) * in.factor)
+			if load < best {
+				best, pick = load, ii
+			}
+		}
+	}
+	if pick < 0 {
+		// No instance takes traffic: the service refuses the attempt.
+		at.inst = rt.insts[0]
+		a.finishAttempt(ai, causeOverload, false)
+		return
+	}
+	at.inst = pick
+	a.enqueue(ai)
+}
+
+func (a *arm) enqueue(ai int32) {
+	at := a.sl.att(ai)
+	in := &a.insts[at.inst]
+	now := a.now()
+	at.enq = now
+	at.state = attQueued
+	var dl time.Time
+	if a.pol.propagate {
+		dl = a.s.At(a.sl.lg(at.lg).deadline)
+	}
+	if err := in.q.Push(a.wall(), ref(ai, at.gen), dl); err != nil {
+		c := causeOverload
+		if err == queue.ErrDeadline {
+			c = causeExpired
+		}
+		a.finishAttempt(ai, c, false)
+		return
+	}
+	in.queued++
+	a.pump(at.inst)
+}
+
+// pump starts queued attempts on free workers.
+func (a *arm) pump(ii int32) {
+	in := &a.insts[ii]
+	if in.starting {
+		return
+	}
+	in.starting = true
+	for in.busy < in.workers && in.queued > 0 {
+		id, ok := in.q.Pop(a.wall(), a.dropFn)
+		if !ok {
+			break
+		}
+		in.queued--
+		ai, _ := unref(id)
+		at := a.sl.att(ai)
+		if at.cancelled {
+			a.discard(ai)
+			continue
+		}
+		a.start(ai)
+	}
+	in.starting = false
+}
+
+// dropped is called by an instance queue for an attempt it drops (expired, too old,
+// CoDel): the service answers it with an overload (or expiry) error at once.
+func (a *arm) dropped(id int64, r queue.Reason) {
+	ai, _ := unref(id)
+	at := a.sl.att(ai)
+	a.insts[at.inst].queued--
+	if at.cancelled {
+		a.discard(ai)
+		return
+	}
+	c := causeOverload
+	if r == queue.ReasonExpired || r == queue.ReasonDeadline {
+		c = causeExpired
+	}
+	a.finishAttempt(ai, c, false)
+}
+
+// discard frees a cancelled attempt taken out of a queue.
+func (a *arm) discard(ai int32) {
+	at := a.sl.att(ai)
+	li := at.lg
+	a.rec.CancelCompleted(a.now(), a.p.services[a.insts[at.inst].svc].name)
+	a.sl.freeAttempt(ai)
+	a.sl.lg(li).live--
+	a.settle(li)
+}
+
+func (a *arm) start(ai int32) {
+	now := a.now()
+	at := a.sl.att(ai)
+	in := &a.insts[at.inst]
+	in.busy++
+	at.state = attRunning
+	lg := a.sl.lg(at.lg)
+	cp := &a.p.classes[lg.class]
+	wait := now - at.enq
+	a.rec.QueueWait(now, cp.name, wait)
+	left := lg.deadline - now
+	a.rec.Remaining(now, cp.name, left)
+	a.tk.slack.add(max(left, 0))
+	at.enqWait = wait
+	at.stage = 0
+	a.runStage(ai)
+}
+
+// runStage runs the attempt's stages from at.stage on until one has to wait.
+func (a *arm) runStage(ai int32) {
+	at := a.sl.att(ai)
+	lg := a.sl.lg(at.lg)
+	cp := &a.p.classes[lg.class]
+	for int(at.stage) < len(cp.stages) {
+		st := &cp.stages[at.stage]
+		if st.optional && a.pol.shedding(lg.class, at.stage) {
+			a.rec.Shed(a.now(), cp.name, st.feature)
+			at.stage++
+			continue
+		}
+		if st.hasWork {
+			u := a.draw(st.workPurp, lg.id, at.num, at.stage, 0)
+			in := &a.insts[at.inst]
+			d := float64(st.work.quantile(u)) * a.svcs[in.svc].workFactor / in.factor
+			at.workTimer = a.schedule(time.Duration(d), evWorkDone, ref(ai, at.gen))
+			return
+		}
+		at.tries = 0
+		a.startCall(ai)
+		return
+	}
+	a.finishAttempt(ai, causeNone, true)
+}
+
+func (a *arm) workDone(id int64) {
+	ai, gen := unref(id)
+	at := a.sl.att(ai)
+	if at.gen != gen || at.state != attRunning {
+		return
+	}
+	at.workTimer = 0
+	at.stage++
+	a.runStage(ai)
+}
+
+// finishAttempt ends an attempt with result c (causeNone: success), frees its worker if
+// it held one, and sends the response to the entry.
+func (a *arm) finishAttempt(ai int32, c cause, held bool) {
+	at := a.sl.att(ai)
+	at.state = attDone
+	at.result = c
+	if lg := a.sl.lg(at.lg); lg.cur == ai {
+		lg.queueDel = at.enqWait + at.connWait
+	}
+	ii := at.inst
+	if held {
+		in := &a.insts[ii]
+		in.busy--
+		in.completed++
+	}
+	a.respond(ai)
+	if held {
+		a.pump(ii)
+	}
+}
+
+// cancelAttempt stops an attempt whose caller gave up (cancellation policy): a queued one
+// is discarded when it reaches the head of its queue; a running one stops now, with its
+// dependency call.
+func (a *arm) cancelAttempt(ai int32) {
+	at := a.sl.att(ai)
+	a.cancel(&at.edgeTimer)
+	switch at.state {
+	case attQueued:
+		at.cancelled = true
+	case attRunning:
+		a.cancel(&at.workTimer)
+		if ci := at.call; ci >= 0 {
+			at.call = -1
+			a.cancelCall(ci)
+		}
+		ii := at.inst
+		in := &a.insts[ii]
+		in.busy--
+		li := at.lg
+		a.rec.CancelCompleted(a.now(), a.p.services[in.svc].name)
+		at.state = attDone
+		a.sl.freeAttempt(ai)
+		a.sl.lg(li).live--
+		a.pump(ii)
+	case attDone:
+		at.abandoned = true // its response is on the way; it is not delivered
+	}
+}
+
+// ---- dependency calls ----
+
+func (a *arm) startCall(ai int32) {
+	now := a.now()
+	at := a.sl.att(ai)
+	lg := a.sl.lg(at.lg)
+	cp := &a.p.classes[lg.class]
+	st := &cp.stages[at.stage]
+	dp := &a.p.deps[st.dep]
+	timeout := dp.timeout
+	if a.pol.derived {
+		t, err := deadline.CallTimeout(a.s.At(lg.deadline), a.wall(), a.pol.reserve, 0)
+		if err != nil {
+			a.stageFailed(ai, causeExpired)
+			return
+		}
+		timeout = t
+	}
+	if at.tries > 0 {
+		svc := a.p.services[a.insts[at.inst].svc].name
+		a.rec.Attempt(now, svc)
+		a.rec.Retry(now, svc)
+		a.tk.attempts++
+	}
+	ci := a.sl.newCall()
+	c := a.sl.call(ci)
+	c.lg = at.lg
+	c.att = ai
+	c.attGen = at.gen
+	c.dep = int32(st.dep)
+	c.inst = at.inst
+	c.stage = at.stage
+	c.try = at.tries
+	c.num = at.num
+	c.asked = now
+	lg.live++
+	at.call = ci
+	if timeout > 0 {
+		a.after(a.tqDep+st.dep, timeout, evCallTimeout, ref(ci, c.gen))
+	}
+	in := &a.insts[at.inst]
+	pl := &in.pools[st.dep]
+	if pl.inUse < poolCap(dp.pool, in.factor) {
+		pl.inUse++
+		a.connected(ci)
+		return
+	}
+	c.state = callWaitConn
+	pl.waiters.push(ref(ci, c.gen))
+	pl.waiting++
+}
+
+// connected starts a call that holds a connection: at the dependency if a server is free,
+// else in its queue.
+func (a *arm) connected(ci int32) {
+	c := a.sl.call(ci)
+	c.connAt = a.now()
+	a.sl.att(c.att).connWait += c.connAt - c.asked
+	dr := &a.deps[c.dep]
+	if conc := a.p.deps[c.dep].concurrency; conc > 0 && dr.busy >= conc {
+		c.state = callWaitServer
+		dr.queue.push(ref(ci, c.gen))
+		dr.waiting++
+		return
+	}
+	a.serve(ci)
+}
+
+func (a *arm) serve(ci int32) {
+	now := a.now()
+	c := a.sl.call(ci)
+	dr := &a.deps[c.dep]
+	dr.busy++
+	c.state = callServing
+	lg := a.sl.lg(c.lg)
+	st := &a.p.classes[lg.class].stages[c.stage]
+	u := a.draw(st.svcPurp, lg.id, c.num, c.stage, c.try)
+	d := dr.st.Quantile(u)
+	if dr.errRate > 0 {
+		c.err = a.draw(st.errPurp, lg.id, c.num, c.stage, c.try) < dr.errRate
+	}
+	a.rec.DependencyCall(now, a.p.deps[c.dep].name, c.connAt-c.asked, d)
+	dr.hist.add(d)
+	c.done = a.schedule(d, evDepDone, ref(ci, c.gen))
+}
+
+func (a *arm) depDone(id int64) {
+	ci, gen := unref(id)
+	c := a.sl.call(ci)
+	if c.gen != gen || c.state != callServing {
+		return
+	}
+	now := a.now()
+	c.done = 0
+	dp := &a.p.deps[c.dep]
+	lg := a.sl.lg(c.lg)
+	st := &a.p.classes[lg.class].stages[c.stage]
+	if st.mutation != mutNone && !c.err {
+		apply := true
+		if l := a.ledgers[st.mutation]; l != nil {
+			// The dependency honours the logical identity: a repeat is answered from its
+			// idempotency record instead of being applied again.
+			o, executed := l.Execute(a.wall(), identity.Key(strconv.FormatInt(lg.id, 36)))
+			apply = executed
+			if executed {
+				l.Complete(o.Key, true)
+			}
+		}
+		if apply {
+			lg.mutated = true
+			lg.execs[st.mutation]++
+			if lg.execs[st.mutation] > 1 {
+				a.rec.Duplicate(now, mutationKinds[st.mutation])
+			}
+		}
+	}
+	a.releaseServer(c.dep)
+	a.releaseConn(c.inst, c.dep)
+	c.state = callDone
+	a.cancel(&c.timeout)
+	at := a.sl.att(c.att)
+	live := !c.callerGone && at.gen == c.attGen && at.call == ci
+	if !live || at.abandoned {
+		a.rec.Orphan(now, dp.name)
+	}
+	li := c.lg
+	failed := c.err
+	a.sl.freeCall(ci)
+	lg.live--
+	if live {
+		at.call = -1
+		if failed {
+			a.callFailed(c.att, causeError)
+		} else {
+			at.stage++
+			a.runStage(c.att)
+		}
+	}
+	a.settle(li)
+}
+
+func (a *arm) releaseServer(dep int32) {
+	dr := &a.deps[dep]
+	dr.busy--
+	for dr.waiting > 0 {
+		id, ok := dr.queue.pop()
+		if !ok {
+			dr.waiting = 0
+			break
+		}
+		ci, gen := unref(id)
+		c := a.sl.call(ci)
+		if c.gen != gen || c.state != callWaitServer {
+			continue
+		}
+		dr.waiting--
+		a.serve(ci)
+		break
+	}
+}
+
+func (a *arm) releaseConn(ii int32, dep int32) {
+	in := &a.insts[ii]
+	pl := &in.pools[dep]
+	pl.inUse--
+	a.grantConns(ii, dep)
+}
+
+// grantConns hands free connections of a pool to its waiting calls.
+func (a *arm) grantConns(ii int32, dep int32) {
+	in := &a.insts[ii]
+	pl := &in.pools[dep]
+	limit := poolCap(a.p.deps[dep].pool, in.factor)
+	for pl.waiting > 0 && pl.inUse < limit {
+		id, ok := pl.waiters.pop()
+		if !ok {
+			pl.waiting = 0
+			break
+		}
+		ci, gen := unref(id)
+		c := a.sl.call(ci)
+		if c.gen != gen || c.state != callWaitConn {
+			continue
+		}
+		pl.waiting--
+		pl.inUse++
+		a.connected(ci)
+	}
+}
+
+func (a *arm) callTimeout(id int64) {
+	ci, gen := unref(id)
+	c := a.sl.call(ci)
+	if c.gen != gen || c.state == callDone {
+		return
+	}
+	c.timeout = 0
+	ai := c.att
+	at := a.sl.att(ai)
+	if at.gen != c.attGen || at.call != ci {
+		return
+	}
+	at.call = -1
+	li := c.lg
+	switch {
+	case c.state == callWaitConn:
+		// Nothing was sent: the caller stops waiting for a connection.
+		a.insts[c.inst].pools[c.dep].waiting--
+		c.state = callDone
+		a.sl.freeCall(ci)
+		a.sl.lg(li).live--
+	case a.pol.cancel:
+		a.cancelCall(ci)
+	default:
+		c.callerGone = true // the dependency works on: an orphan
+	}
+	a.callFailed(ai, causeTimeout)
+	a.settle(li)
+}
+
+// cancelCall stops a call whose caller gave up: its connection and server are released.
+func (a *arm) cancelCall(ci int32) {
+	c := a.sl.call(ci)
+	li := c.lg
+	switch c.state {
+	case callWaitConn:
+		a.insts[c.inst].pools[c.dep].waiting--
+	case callWaitServer:
+		a.deps[c.dep].waiting--
+		a.releaseConn(c.inst, c.dep)
+		a.rec.CancelCompleted(a.now(), a.p.deps[c.dep].name)
+	case callServing:
+		a.cancel(&c.done)
+		a.releaseServer(c.dep)
+		a.releaseConn(c.inst, c.dep)
+		a.rec.CancelCompleted(a.now(), a.p.deps[c.dep].name)
+	}
+	a.cancel(&c.timeout)
+	c.state = callDone
+	a.sl.freeCall(ci)
+	a.sl.lg(li).live--
+}
+
+// callFailed decides after a failed call whether the service retries it.
+func (a *arm) callFailed(ai int32, c cause) {
+	at := a.sl.att(ai)
+	lg := a.sl.lg(at.lg)
+	cp := &a.p.classes[lg.class]
+	st := &cp.stages[at.stage]
+	dp := &a.p.deps[st.dep]
+	if int(at.tries) < dp.retries.max && dp.retries.on(c) && a.allowRetry(lg, c, dp.retries.backoff, cp) {
+		at.tries++
+		if dp.retries.backoff > 0 {
+			at.workTimer = a.schedule(dp.retries.backoff, evCallRetry, ref(ai, at.gen))
+			return
+		}
+		a.startCall(ai)
+		return
+	}
+	a.stageFailed(ai, c)
+}
+
+func (a *arm) callRetryFire(id int64) {
+	ai, gen := unref(id)
+	at := a.sl.att(ai)
+	if at.gen != gen || at.state != attRunning {
+		return
+	}
+	at.workTimer = 0
+	a.startCall(ai)
+}
+
+// stageFailed ends a stage that failed: an optional one falls back and the attempt goes
+// on; a required one fails the attempt.
+func (a *arm) stageFailed(ai int32, c cause) {
+	at := a.sl.att(ai)
+	lg := a.sl.lg(at.lg)
+	st := &a.p.classes[lg.class].stages[at.stage]
+	if st.optional {
+		at.stage++
+		a.runStage(ai)
+		return
+	}
+	if c == causeTimeout {
+		c = causeError // the service answers its caller with an error
+	}
+	a.finishAttempt(ai, c, true)
+}

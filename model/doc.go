@@ -1,0 +1,60 @@
+// Package model is goodput's service model: the parts of an online service that a
+// scenario composes — entries (edges, clients) with per-attempt timeouts and retries, a
+// router over service instances, each with a worker pool, a queue and bounded connection
+// pools, dependencies with log-normal service times and bounded concurrency, mutations
+// keyed by logical identity — driven on the discrete-event engine in package sim, under
+// the policy of each arm of the experiment.
+//
+// Nothing in the model is specific to one incident: a scenario declares the topology, the
+// request classes and the stages each runs, the faults on the timeline and the arms; the
+// model runs those inputs and records what happens in a [packet.Recorder]. Every figure
+// of the packet comes from these mechanisms.
+//
+// # Mechanisms
+//
+//   - Open-loop arrivals (Poisson or uniform) follow the rate schedule; a request's latency
+//     is measured from its intended send time.
+//   - An entry sends a logical request as attempts, each with its own timeout. A retry is a
+//     new attempt; without cancellation the earlier attempt keeps running (an orphan).
+//   - A router picks an instance; the instance queues the attempt (count-bounded FIFO, or
+//     control/queue's age- and deadline-bounded queue) until one of its workers is free.
+//     A worker is held for the whole attempt, dependency calls included.
+//   - A dependency call first waits for a connection of the instance's pool (the wait
+//     counts against the call's timeout), then for a server of the dependency; its service
+//     time is log-normal and follows the fault timeline. A call whose caller gave up runs
+//     on, holding its connection and server, unless cancellation is on.
+//   - Mutations (payment authorisation, order commit) take effect when the dependency
+//     finishes them and go through control/identity's Ledger by logical identity:
+//     duplicates are counted, and a request whose mutation ran but whose caller got no
+//     answer is ambiguous.
+//   - Policies wire in the control packages: control/budget (one retry budget for every
+//     layer), control/deadline (per-call timeouts from the absolute deadline),
+//     control/admission (an adaptive concurrency limit with class reservations),
+//     control/queue, control/shed, control/loadstate (stepped every tick with measured
+//     signals) and control/readiness (when scaled-out instances take traffic).
+//
+// # Common random numbers
+//
+// Arrivals and the class of each request come from named streams (sim.Streams); every
+// per-request draw (a work time, a dependency's service time, an error, a routing choice)
+// is a hash of the seed, a purpose name ("payment-risk/service") and the logical request,
+// attempt, stage and try it is for. Both arms therefore draw the same number for the same
+// thing however differently their runs unfold.
+//
+// # A short program
+//
+//	sc, err := scenario.Load("examples/northstar/northstar.scenario.yaml")
+//	if err != nil {
+//		return err
+//	}
+//	pk, err := model.Run(ctx, sc, model.Options{Seed: sc.Seed})
+//	if err != nil {
+//		return err
+//	}
+//	for _, arm := range pk.Arms {
+//		fmt.Println(arm.Name, arm.Totals.Goodput)
+//	}
+//
+// Run runs the arms in parallel, one goroutine each; an arm's Sim, Recorder and controls
+// are its own.
+package model

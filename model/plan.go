@@ -1,0 +1,450 @@
+package model
+
+import (
+	"fmt"
+	"hash/fnv"
+	"math"
+	"time"
+
+	"goodput/control/admission"
+	"goodput/packet"
+	"goodput/scenario"
+)
+
+// plan is a scenario compiled for the event loop: names resolved to indexes, units to
+// time.Duration and float64, defaults applied. It is shared read-only by every arm.
+type plan struct {
+	name     string
+	start    time.Time
+	duration time.Duration
+	tick     time.Duration
+	drain    time.Duration
+	poisson  bool
+	schedule []rateStep
+
+	classes  []classPlan
+	entries  []entryPlan
+	services []servicePlan
+	deps     []depPlan
+	faults   []faultPlan
+	alerts   []alertPlan
+
+	objectives []packet.ObjectiveSpec
+	layers     []string // attempt layers: entries, then services, then dependencies (orphans)
+	depNames   []string
+	classNames []string
+	maxWorkers int // workers of every instance the run can have: start plus scale-outs
+}
+
+type rateStep struct {
+	at   time.Duration
+	rate float64 // per second
+}
+
+type classPlan struct {
+	name       string
+	cum        float64 // cumulative share, for drawing the class
+	deadline   time.Duration
+	admission  admission.Class
+	idempotent bool
+	entry      int
+	stages     []stagePlan
+}
+
+// Mutation kinds, indexing per-kind arrays.
+const (
+	mutNone = iota
+	mutAuth
+	mutCommit
+	numMut
+)
+
+var mutationKinds = [numMut]string{"", "payment_authorizations", "order_commits"}
+
+type stagePlan struct {
+	name      string
+	feature   string
+	work      dist
+	hasWork   bool
+	dep       int // -1 for a work stage
+	optional  bool
+	mutation  int
+	workPurp  uint64 // purpose hash of the work draw
+	svcPurp   uint64 // purpose hash of the dependency service-time draw
+	errPurp   uint64 // purpose hash of the dependency error draw
+	shedIndex int    // index into the arm's shed feature table, -1 if not optional
+}
+
+type retryPlan struct {
+	max                            int
+	onTimeout, onError, onOverload bool
+	backoff                        time.Duration
+}
+
+func (r retryPlan) on(c cause) bool {
+	switch c {
+	case causeTimeout:
+		return r.onTimeout
+	case causeError:
+		return r.onError
+	case causeOverload:
+		return r.onOverload
+	}
+	return false
+}
+
+type entryPlan struct {
+	name    string
+	target  int
+	timeout time.Duration
+	retries retryPlan
+}
+
+// Routers.
+const (
+	routeLeastLoaded = iota
+	routeRoundRobin
+	routeRandom
+)
+
+type servicePlan struct {
+	name        string
+	instances   int
+	workers     int
+	queueCap    int
+	router      int
+	coldStartup time.Duration
+	coldFor     time.Duration
+	coldFactor  float64
+	routerPurp  uint64
+}
+
+type depPlan struct {
+	name        string
+	serviceTime scenario.Quantiles
+	errRate     float64
+	concurrency int
+	pool        int
+	timeout     time.Duration
+	retries     retryPlan
+	keyed       bool
+}
+
+// Fault kinds.
+const (
+	faultDep = iota
+	faultWork
+	faultShift
+	faultScale
+)
+
+type faultPlan struct {
+	kind        int
+	at, end     time.Duration // end 0: permanent
+	note        string
+	target      int // dependency or service index
+	serviceTime *scenario.Quantiles
+	errRate     *float64
+	factor      float64
+	add         int
+}
+
+type alertPlan struct {
+	name      string
+	metric    string
+	threshold float64 // ratio, or nanoseconds for queue_age
+	above     bool
+	hold      time.Duration
+}
+
+// purpose hashes a stream purpose name ("payment-risk/service") to a 64-bit value, the
+// way sim.Streams names streams by component and purpose.
+func purpose(name string) uint64 {
+	h := fnv.New64a()
+	h.Write([]byte(name))
+	return h.Sum64()
+}
+
+// compile turns a validated scenario into a plan.
+func compile(sc *scenario.Scenario) (*plan, error) {
+	if err := sc.Validate(); err != nil {
+		return nil, fmt.Errorf("model: invalid scenario: %w", err)
+	}
+	p := &plan{
+		name:     sc.Name,
+		start:    sc.Clock.Start.Time(),
+		duration: sc.Clock.Duration.Std(),
+		tick:     sc.Clock.Tick.Std(),
+		drain:    sc.Clock.Drain.Std(),
+		poisson:  sc.Load.Arrivals != scenario.ArrivalsUniform,
+	}
+	if p.tick <= 0 {
+		p.tick = time.Second
+	}
+	for _, st := range sc.Load.Schedule {
+		p.schedule = append(p.schedule, rateStep{at: st.At.Std(), rate: st.Rate.PerSecond()})
+	}
+
+	depIdx := map[string]int{}
+	for i, d := range sc.Topology.Dependencies {
+		depIdx[d.Name] = i
+		p.deps = append(p.deps, depPlan{
+			name:        d.Name,
+			serviceTime: d.ServiceTime,
+			errRate:     float64(d.ErrorRate),
+			concurrency: d.Concurrency,
+			pool:        d.Pool.PerInstance,
+			timeout:     d.Timeout.Std(),
+			retries:     compileRetries(d.Retries),
+			keyed:       d.Keyed,
+		})
+		p.depNames = append(p.depNames, d.Name)
+	}
+	svcIdx := map[string]int{}
+	for i, s := range sc.Topology.Services {
+		svcIdx[s.Name] = i
+		sp := servicePlan{
+			name:        s.Name,
+			instances:   s.Instances,
+			workers:     s.Workers,
+			queueCap:    s.Queue.Capacity,
+			coldStartup: s.Cold.Startup.Std(),
+			coldFor:     s.Cold.For.Std(),
+			coldFactor:  float64(s.Cold.RateFactor),
+			routerPurp:  purpose(s.Name + "/router"),
+		}
+		if sp.coldFactor == 0 {
+			sp.coldFactor = 1
+		}
+		switch s.Router {
+		case scenario.RouterRoundRobin:
+			sp.router = routeRoundRobin
+		case scenario.RouterRandom:
+			sp.router = routeRandom
+		default:
+			sp.router = routeLeastLoaded
+		}
+		p.services = append(p.services, sp)
+		p.maxWorkers += s.Instances * s.Workers
+	}
+	entryIdx := map[string]int{}
+	for i, e := range sc.Topology.Entries {
+		entryIdx[e.Name] = i
+		p.entries = append(p.entries, entryPlan{
+			name:    e.Name,
+			target:  svcIdx[e.Target],
+			timeout: e.Timeout.Std(),
+			retries: compileRetries(e.Retries),
+		})
+	}
+
+	var cum float64
+	var longest time.Duration
+	for _, c := range sc.Classes {
+		cum += float64(c.Share)
+		cp := classPlan{
+			name:       c.Name,
+			cum:        cum,
+			deadline:   c.Deadline.Std(),
+			idempotent: c.Idempotent,
+		}
+		longest = max(longest, cp.deadline)
+		if c.Admission != "" {
+			cl, err := admission.ParseClass(c.Admission)
+			if err != nil {
+				return nil, fmt.Errorf("model: class %s: %w", c.Name, err)
+			}
+			cp.admission = cl
+		} else {
+			cp.admission = admission.Standard
+		}
+		if c.Entry != "" {
+			cp.entry = entryIdx[c.Entry]
+		}
+		svc := p.services[p.entries[cp.entry].target].name
+		for _, st := range c.Stages {
+			sp := stagePlan{name: st.Name, feature: st.Feature, dep: -1, optional: st.Optional, shedIndex: -1}
+			if sp.feature == "" {
+				sp.feature = st.Name
+			}
+			if st.Dependency != "" {
+				sp.dep = depIdx[st.Dependency]
+				sp.svcPurp = purpose(st.Dependency + "/service")
+				sp.errPurp = purpose(st.Dependency + "/error")
+			} else {
+				sp.work = newDist(st.Work)
+				sp.hasWork = true
+				sp.workPurp = purpose(svc + "/work/" + st.Name)
+			}
+			switch st.Mutation {
+			case scenario.MutationPaymentAuthorization:
+				sp.mutation = mutAuth
+			case scenario.MutationOrderCommit:
+				sp.mutation = mutCommit
+			}
+			cp.stages = append(cp.stages, sp)
+		}
+		p.classes = append(p.classes, cp)
+		p.classNames = append(p.classNames, c.Name)
+	}
+	if n := len(p.classes); n > 0 {
+		p.classes[n-1].cum = 1 // absorb rounding in the shares
+	}
+
+	for _, f := range sc.Faults {
+		fp := faultPlan{at: f.At.Std(), note: f.Note}
+		if f.For > 0 {
+			fp.end = fp.at + f.For.Std()
+		}
+		switch {
+		case f.Scale != nil:
+			fp.kind = faultScale
+			fp.target = svcIdx[f.Scale.Service]
+			fp.add = f.Scale.Add
+			fp.end = 0
+			p.maxWorkers += f.Scale.Add * p.services[fp.target].workers
+		case f.Shift != nil:
+			fp.kind = faultShift
+			fp.factor = float64(f.Shift.Rate)
+		case f.Service != "":
+			fp.kind = faultWork
+			fp.target = svcIdx[f.Service]
+			fp.factor = float64(f.WorkFactor)
+		default:
+			fp.kind = faultDep
+			fp.target = depIdx[f.Dependency]
+			fp.serviceTime = f.ServiceTime
+			if f.ErrorRate != nil {
+				e := float64(*f.ErrorRate)
+				fp.errRate = &e
+			}
+		}
+		p.faults = append(p.faults, fp)
+	}
+
+	if p.drain <= 0 {
+		// Long enough for every attempt still running to reach a terminal state: the
+		// longest deadline plus every entry's attempts and every dependency's tries.
+		d := 2 * longest
+		for _, e := range p.entries {
+			d += time.Duration(e.retries.max+1) * (e.timeout + e.retries.backoff)
+		}
+		p.drain = max(d, 10*time.Second)
+	}
+
+	for _, e := range p.entries {
+		p.layers = append(p.layers, e.name)
+	}
+	for _, s := range p.services {
+		p.layers = append(p.layers, s.name)
+	}
+	p.layers = append(p.layers, p.depNames...)
+
+	for _, o := range sc.Objectives {
+		p.objectives = append(p.objectives, objectiveSpec(o))
+	}
+	for _, a := range sc.Alerts {
+		ap := alertPlan{name: a.Name, metric: a.Metric, hold: a.For.Std()}
+		b := a.Above
+		ap.above = true
+		if b == nil {
+			b, ap.above = a.Below, false
+		}
+		ap.threshold = b.Value
+		p.alerts = append(p.alerts, ap)
+	}
+	return p, nil
+}
+
+func compileRetries(r scenario.Retries) retryPlan {
+	rp := retryPlan{max: r.Max, backoff: r.Backoff.Std()}
+	if len(r.On) == 0 {
+		rp.onTimeout, rp.onError, rp.onOverload = true, true, true
+	}
+	for _, on := range r.On {
+		switch on {
+		case scenario.RetryOnTimeout:
+			rp.onTimeout = true
+		case scenario.RetryOnError:
+			rp.onError = true
+		case scenario.RetryOnOverload:
+			rp.onOverload = true
+		}
+	}
+	return rp
+}
+
+// objectiveSpec maps a scenario objective to the packet's spec, converting its bounds to
+// the metric's unit: milliseconds for latency and queue age, seconds for time to normal,
+// per second for rates and plain ratios for the rest.
+func objectiveSpec(o scenario.Objective) packet.ObjectiveSpec {
+	conv := func(b *scenario.Bound) *float64 {
+		if b == nil {
+			return nil
+		}
+		v := b.Value
+		if b.Unit == scenario.UnitDuration {
+			switch o.Metric {
+			case scenario.MetricTimeToNormal:
+				v = time.Duration(b.Value).Seconds()
+			default:
+				v = float64(time.Duration(b.Value)) / float64(time.Millisecond)
+			}
+		}
+		return &v
+	}
+	s := packet.ObjectiveSpec{
+		Name: o.Name, Metric: o.Metric, Class: o.Class, State: o.State,
+		Min: conv(o.Min), Max: conv(o.Max), After: o.After.Std(), Stat: o.Stat,
+	}
+	if o.Window != nil {
+		s.From, s.To = o.Window.From.Std(), o.Window.To.Std()
+	}
+	return s
+}
+
+// rateAt is the scheduled logical rate at t (before shifts).
+func (p *plan) rateAt(t time.Duration) float64 {
+	r := 0.0
+	for _, st := range p.schedule {
+		if st.at > t {
+			break
+		}
+		r = st.rate
+	}
+	return r
+}
+
+// dist is a scenario.Dist compiled for sampling without allocating.
+type dist struct {
+	kind     scenario.DistKind
+	constant time.Duration
+	mean     float64
+	q        scenario.Quantiles
+}
+
+func newDist(d scenario.Dist) dist {
+	out := dist{kind: d.Kind()}
+	switch out.kind {
+	case scenario.DistConstant:
+		out.constant = d.Constant.Std()
+	case scenario.DistExponential:
+		out.mean = float64(d.Mean)
+	case scenario.DistLogNormal:
+		out.q, _ = d.Quantiles()
+	}
+	return out
+}
+
+// quantile maps a uniform draw u in (0, 1) to a duration.
+func (d *dist) quantile(u float64) time.Duration {
+	switch d.kind {
+	case scenario.DistConstant:
+		return d.constant
+	case scenario.DistExponential:
+		return time.Duration(-d.mean * math.Log1p(-u))
+	case scenario.DistLogNormal:
+		return d.q.Quantile(u)
+	}
+	return 0
+}

@@ -1,0 +1,214 @@
+package model
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"goodput/control/admission"
+	"goodput/control/budget"
+	"goodput/control/loadstate"
+	"goodput/control/queue"
+	"goodput/control/shed"
+	"goodput/scenario"
+)
+
+// policyRT is an arm's policy wired to the control packages.
+type policyRT struct {
+	propagate, cancel bool
+	reserve           time.Duration
+	identity          bool
+	derived           bool
+	readyWarm         bool
+
+	budget   *budget.Budget        // nil: layered retries
+	adm      *admission.Controller // nil: every request admitted
+	machine  *loadstate.Machine    // nil: no load state
+	trigger  int                   // dependency whose health gates leaving Protected
+	queueCfg func(capacity int) queue.Config
+
+	shedTable shed.Table
+	shedOn    bool
+	shedFeat  [][]shed.Feature // per class, per stage; only optional stages are looked up
+	shedable  [][]bool
+	shedSet   shed.Set
+}
+
+// shedding reports whether the optional stage of class ci is shed in the current state.
+func (p *policyRT) shedding(ci int16, stage int32) bool {
+	if !p.shedOn || !p.shedable[ci][stage] {
+		return false
+	}
+	return p.shedSet.Has(p.shedFeat[ci][stage])
+}
+
+// newPolicy builds the controls of one arm from its declared policy. Nothing here is a
+// result: the admission limit starts at a bound derived from the topology (twice the
+// workers of every instance the run can have) and the controller moves it from measured
+// queueing delay.
+func newPolicy(p *plan, sc *scenario.Scenario, pol scenario.Policy, start time.Time) (*policyRT, error) {
+	rt := &policyRT{
+		propagate: pol.Deadline.Propagate,
+		cancel:    pol.Deadline.Cancel,
+		reserve:   pol.Deadline.Reserve.Std(),
+		identity:  pol.Identity,
+		derived:   pol.DependencyTimeout == scenario.TimeoutDerived,
+		readyWarm: pol.Readiness == scenario.ReadyWarm,
+	}
+	if pol.Retries.Mode == scenario.RetryModeBudget {
+		b := pol.Retries.Budget
+		b2, err := budget.New(budget.Config{
+			Ratio:        float64(b.Ratio),
+			MinPerSecond: b.MinPerSecond.PerSecond(),
+			TTL:          b.TTL.Std(),
+		})
+		if err != nil {
+			return nil, err
+		}
+		rt.budget = b2
+	}
+	q := pol.Queue
+	if q.Kind == scenario.QueueAge {
+		expected := rt.reserve
+		rt.queueCfg = func(capacity int) queue.Config {
+			c := queue.Config{
+				Capacity:     capacity,
+				MaxAge:       q.MaxAge.Std(),
+				Target:       q.Target.Std(),
+				Interval:     q.Interval.Std(),
+				AdaptiveLIFO: q.AdaptiveLIFO,
+			}
+			if rt.propagate {
+				c.Expected = expected
+			}
+			return c
+		}
+	} else {
+		rt.queueCfg = func(capacity int) queue.Config { return queue.Config{Capacity: capacity} }
+	}
+	if a := pol.Admission; a != nil {
+		limit := 2 * p.maxWorkers
+		cfg := admission.Config{Max: limit, Initial: limit, Target: a.Target.Std()}
+		if !a.Adaptive {
+			cfg.Min = limit // pinned: only reservations and the deadline check apply
+		}
+		cont, look := float64(a.Reserve.Continuation), float64(a.Reserve.Lookup)
+		if cont > 0 || look > 0 {
+			// Standard work may fill what is not reserved; sheddable work half of that.
+			cfg.Share = [admission.NumClasses]float64{1, 1 - cont, 1 - cont - look, (1 - cont - look) / 2}
+		}
+		ctl, err := admission.New(cfg)
+		if err != nil {
+			return nil, fmt.Errorf("admission: %w", err)
+		}
+		rt.adm = ctl
+	}
+	if ls := pol.LoadState; ls != nil {
+		m, err := loadstate.New(loadstate.Northstar(), start)
+		if err != nil {
+			return nil, err
+		}
+		rt.machine = m
+		rt.trigger = triggerDependency(sc, ls.Trigger)
+	}
+	if sh := pol.Shed; sh != nil {
+		table, err := shedPlan(sc, sh.Features).Compile()
+		if err != nil {
+			return nil, fmt.Errorf("shed: %w", err)
+		}
+		rt.shedTable = table
+		rt.shedOn = true
+	}
+	for ci, c := range p.classes {
+		rt.shedFeat = append(rt.shedFeat, make([]shed.Feature, len(c.stages)))
+		rt.shedable = append(rt.shedable, make([]bool, len(c.stages)))
+		for si, st := range c.stages {
+			if !st.optional || !rt.shedOn {
+				continue
+			}
+			if f, ok := rt.shedTable.Feature(st.feature); ok {
+				rt.shedFeat[ci][si] = f
+				rt.shedable[ci][si] = true
+			}
+		}
+	}
+	return rt, nil
+}
+
+// triggerDependency is the dependency whose health lets Protected end: the declared one,
+// else the dependency of the first dependency fault, else the first dependency.
+func triggerDependency(sc *scenario.Scenario, name string) int {
+	if name == "" {
+		for _, f := range sc.Faults {
+			if f.Dependency != "" {
+				name = f.Dependency
+				break
+			}
+		}
+	}
+	for i, d := range sc.Topology.Dependencies {
+		if d.Name == name {
+			return i
+		}
+	}
+	return 0
+}
+
+// shedPlan is the default plan: control/shed's Northstar plan for the features it names,
+// and every other optional stage of the scenario shed in Protected and Recovering. With
+// only set, features outside it are never shed.
+func shedPlan(sc *scenario.Scenario, only []string) shed.Plan {
+	keep := func(name string) bool {
+		if len(only) == 0 {
+			return true
+		}
+		for _, o := range only {
+			if strings.EqualFold(o, name) {
+				return true
+			}
+		}
+		return false
+	}
+	plan := shed.Default()
+	for s, list := range plan.States {
+		var kept []shed.Optional
+		for _, o := range list {
+			if keep(o.Name) {
+				kept = append(kept, o)
+			}
+		}
+		plan.States[s] = kept
+	}
+	known := map[string]bool{}
+	for _, list := range plan.States {
+		for _, o := range list {
+			known[strings.ToLower(o.Name)] = true
+		}
+	}
+	for _, r := range plan.Required {
+		known[strings.ToLower(r.Name)] = true
+	}
+	for _, c := range sc.Classes {
+		for _, st := range c.Stages {
+			if !st.Optional {
+				continue
+			}
+			f := st.Feature
+			if f == "" {
+				f = st.Name
+			}
+			if known[strings.ToLower(f)] || !keep(f) {
+				continue
+			}
+			known[strings.ToLower(f)] = true
+			fb := "the stage's fallback (" + st.Fallback + ")"
+			if st.Fallback == "" {
+				fb = "response without " + f
+			}
+			o := shed.Optional{Name: f, Fallback: fb}
+			plan.States[loadstate.Protected] = append(plan.States[loadstate.Protected], o)
+			plan.States[loadstate.Recovering] = append(plan.States[loadstate.Recovering], o)
+		}
+	}
+	return plan
+}

@@ -1,0 +1,274 @@
+package model
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"goodput/control/identity"
+	"goodput/control/queue"
+	"goodput/control/readiness"
+	"goodput/packet"
+	"goodput/scenario"
+	"goodput/sim"
+)
+
+// Options are the run-time choices of a replay that are not part of the scenario.
+type Options struct {
+	// Seed is the random seed. Every arm uses it, so the arms see the same offered load and
+	// the same draws for the same purposes (common random numbers).
+	Seed uint64
+	// Progress, when set, is called now and then with the simulated time done by the
+	// slowest arm and the total to do (the scenario's duration). It is called from the
+	// arms' goroutines, one call at a time.
+	Progress func(done, total time.Duration)
+}
+
+// Run replays the scenario: one arm per declared policy, each on its own [sim.Sim] and
+// goroutine, all on the same seed. Offered load follows the schedule whatever happens
+// (open loop); at the end of the clock arrivals stop and work in flight runs on for the
+// scenario's drain time, so that every admitted logical request reaches exactly one
+// terminal state. Run returns the comparison packet, or the first error; it stops early
+// with ctx's error when ctx is cancelled.
+func Run(ctx context.Context, sc *scenario.Scenario, opts Options) (*packet.Packet, error) {
+	return run(ctx, sc, opts, nil)
+}
+
+// hooks observe an arm from the inside, for tests: every offered request's fate.
+type hooks struct {
+	// rejected is called once per rejected request; terminal once per admitted request,
+	// when its terminal state is recorded.
+	rejected func(arm string, id int64)
+	terminal func(arm string, id int64, out packet.Outcome)
+}
+
+func run(ctx context.Context, sc *scenario.Scenario, opts Options, h *hooks) (*packet.Packet, error) {
+	p, err := compile(sc)
+	if err != nil {
+		return nil, err
+	}
+	arms := make([]*arm, len(sc.Arms))
+	for i, ad := range sc.Arms {
+		a, err := newArm(p, sc, ad, opts.Seed)
+		if err != nil {
+			return nil, fmt.Errorf("model: arm %s: %w", ad.Name, err)
+		}
+		a.hooks = h
+		arms[i] = a
+	}
+
+	prog := newProgress(len(arms), p.duration, opts.Progress)
+	results := make([]packet.Arm, len(arms))
+	errs := make([]error, len(arms))
+	var wg sync.WaitGroup
+	for i, a := range arms {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			results[i], errs[i] = a.run(ctx, func(d time.Duration) { prog.report(i, d) })
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	return &packet.Packet{Scenario: sc.Name, Seed: opts.Seed, Arms: results}, nil
+}
+
+// progress reports the slowest arm's simulated time.
+type progress struct {
+	mu    sync.Mutex
+	done  []time.Duration
+	total time.Duration
+	fn    func(done, total time.Duration)
+	last  time.Duration
+}
+
+func newProgress(n int, total time.Duration, fn func(done, total time.Duration)) *progress {
+	return &progress{done: make([]time.Duration, n), total: total, fn: fn, last: -1}
+}
+
+func (p *progress) report(i int, d time.Duration) {
+	if p.fn == nil {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.done[i] = d
+	low := d
+	for _, v := range p.done {
+		low = min(low, v)
+	}
+	if low > p.last {
+		p.last = low
+		p.fn(low, p.total)
+	}
+}
+
+func newQueue(cfg queue.Config) (*queue.Queue[int64], error) { return queue.New[int64](cfg) }
+
+// ledgerTTL is how long the mutation ledgers remember a logical identity: far longer than
+// any request can keep retrying or running, so that a late duplicate is still counted.
+func ledgerTTL(p *plan) time.Duration { return max(20*time.Second, 2*p.drain) }
+
+func newArm(p *plan, sc *scenario.Scenario, ad scenario.Arm, seed uint64) (*arm, error) {
+	s := sim.New(p.start)
+	pol, err := newPolicy(p, sc, ad.Policy, p.start)
+	if err != nil {
+		return nil, err
+	}
+	if err := pol.queueCfg(0).Validate(); err != nil {
+		return nil, err
+	}
+	streams := sim.NewStreams(seed)
+	a := &arm{
+		p:        p,
+		name:     ad.Name,
+		pol:      pol,
+		s:        s,
+		seed:     seed,
+		arrivals: streams.Stream("arrivals"),
+		classes:  streams.Stream("class"),
+		shift:    1,
+		sl:       newSlabs(),
+		alertOn:  make([]bool, len(p.alerts)),
+		alertFor: make([]time.Duration, len(p.alerts)),
+	}
+	a.dropFn = a.dropped
+	a.tqEntry = 0
+	a.tqDep = len(p.entries)
+	a.tqClass = a.tqDep + len(p.deps)
+	a.tqs = make([]timerQueue, a.tqClass+len(p.classes))
+	for _, c := range p.classes {
+		a.maxSlack = max(a.maxSlack, c.deadline)
+	}
+	a.rec = packet.NewRecorder(packet.Config{
+		Arm:          ad.Name,
+		Start:        p.start,
+		Tick:         p.tick,
+		Duration:     p.duration,
+		Classes:      p.classNames,
+		Layers:       p.layers,
+		Dependencies: p.depNames,
+		Objectives:   p.objectives,
+	})
+	// Readiness: an instance may take traffic (RouteReady) and counts as warm once its
+	// cold period is over; the policy decides whether traffic waits for that.
+	rcfg := readiness.Config{Route: readiness.Criteria{CacheWarm: 1}, Warm: readiness.Criteria{CacheWarm: 1}}
+	for range p.services {
+		fleet, err := readiness.NewFleet(rcfg)
+		if err != nil {
+			return nil, err
+		}
+		a.svcs = append(a.svcs, svcRT{workFactor: 1, fleet: fleet})
+	}
+	for i := range p.services {
+		for range p.services[i].instances {
+			a.newInstance(i, true)
+		}
+	}
+	for i := range p.deps {
+		a.deps = append(a.deps, depRT{st: p.deps[i].serviceTime, errRate: p.deps[i].errRate})
+	}
+	if pol.identity {
+		// With identity, a keyed dependency keeps an idempotency record (control/identity's
+		// Ledger) and applies a mutation once per logical request. Without identity there is
+		// no record: every attempt's mutation is applied, and the model counts the repeats.
+		for k := mutAuth; k < numMut; k++ {
+			keyed := false
+			for _, c := range p.classes {
+				for _, st := range c.stages {
+					if st.mutation == k && p.deps[st.dep].keyed {
+						keyed = true
+					}
+				}
+			}
+			if !keyed {
+				continue
+			}
+			l, err := identity.NewLedger(identity.Config{Dedupe: true, TTL: ledgerTTL(p)})
+			if err != nil {
+				return nil, err
+			}
+			a.ledgers[k] = l
+		}
+	}
+	return a, nil
+}
+
+// run simulates the arm and returns its packet arm.
+func (a *arm) run(ctx context.Context, progress func(time.Duration)) (packet.Arm, error) {
+	p := a.p
+	for i, st := range p.schedule {
+		if st.at > 0 && st.at < p.duration {
+			a.s.ScheduleAt(st.at, a, evRateChange, int64(i))
+		}
+	}
+	for i, f := range p.faults {
+		if f.at < p.duration {
+			a.s.ScheduleAt(f.at, a, evFaultStart, int64(i))
+			if f.end > 0 && f.end < p.duration {
+				a.s.ScheduleAt(f.end, a, evFaultEnd, int64(i))
+			}
+		}
+	}
+	a.schedule(p.tick, evTick, 0)
+	a.scheduleArrival()
+
+	// Run in slices of a few ticks so that cancellation and progress are prompt.
+	slice := 10 * p.tick
+	for t := slice; ; t += slice {
+		if err := ctx.Err(); err != nil {
+			return packet.Arm{}, err
+		}
+		end := min(t, p.duration)
+		a.s.Run(end)
+		progress(end)
+		if end >= p.duration {
+			break
+		}
+	}
+	// Arrivals have stopped; let the work in flight finish.
+	a.stopped = true
+	limit := p.duration + p.drain
+	for a.sl.lgLive > 0 && a.s.Step(limit) {
+	}
+	if a.sl.lgLive > 0 {
+		a.unfinished()
+	}
+	a.events = a.s.Processed()
+	return a.rec.Finish(p.objectives), nil
+}
+
+// unfinished records every request still without a terminal state at the end of the
+// drain as failed, so that conservation holds and the count is visible.
+func (a *arm) unfinished() {
+	now := a.now()
+	n := 0
+	for i := int32(0); i < a.sl.lgs.n; i++ {
+		lg := a.sl.lg(i)
+		if lg.state == lgRecorded || lg.state == lgFreed {
+			continue
+		}
+		at := lg.giveUpAt
+		if lg.state == lgActive {
+			at = now
+		}
+		a.terminal(now, lg, packetFailed(lg), at-lg.t0)
+		lg.state = lgRecorded
+		n++
+	}
+	if n > 0 {
+		a.rec.Annotate(now, "drain", fmt.Sprintf("%d requests still running at the end of the drain counted as failed", n))
+	}
+}
+
+func packetFailed(lg *logical) packet.Outcome {
+	if lg.mutated {
+		return packet.Ambiguous
+	}
+	return packet.Failed
+}

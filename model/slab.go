@@ -1,0 +1,248 @@
+package model
+
+import "time"
+
+// ref packs a slab index and its generation into an event id, so that an event for an
+// object that has since been freed and reused is recognised as stale.
+func ref(idx int32, gen uint32) int64 { return int64(gen)<<32 | int64(uint32(idx)) }
+
+func unref(id int64) (int32, uint32) { return int32(uint32(id)), uint32(id >> 32) }
+
+// cause is why an attempt or a call ended without success.
+type cause uint8
+
+const (
+	causeNone     cause = iota // success
+	causeTimeout               // the caller's timeout fired
+	causeError                 // the callee answered with an error
+	causeOverload              // the callee refused the work (queue full, dropped from a queue)
+	causeExpired               // the deadline passed or left too little time
+)
+
+// Logical-request states.
+const (
+	lgActive     uint8 = iota // the entry is still working on it
+	lgClientDone              // the caller has its answer (or gave up); work may still run
+	lgRecorded                // its terminal state is recorded
+	lgFreed                   // the slab entry is free
+)
+
+// logical is one logical request, alive from its arrival until its terminal state is
+// recorded and no attempt or call of it is left.
+type logical struct {
+	gen      uint32
+	class    int16
+	entry    int16
+	state    uint8
+	success  bool
+	mutated  bool
+	admitted bool
+	cause    cause
+	id       int64
+	t0       time.Duration // intended send time
+	deadline time.Duration // absolute, since the start
+	giveUpAt time.Duration
+	attempts int32
+	cur      int32 // attempt the entry is waiting for, -1 if none
+	live     int32 // attempts and calls of it not yet freed
+	queueDel time.Duration
+	execs    [numMut]uint8 // mutations applied for this identity, by kind
+	dlTimer  timer
+	rtTimer  timer
+	next     int32 // free list
+}
+
+// Attempt states.
+const (
+	attQueued uint8 = iota
+	attRunning
+	attDone
+)
+
+// attempt is one try the entry sends to a service instance.
+type attempt struct {
+	gen       uint32
+	state     uint8
+	abandoned bool // the entry stopped waiting for it; it runs on (baseline) as an orphan
+	cancelled bool // cancellation reached it while queued; discard when dequeued
+	result    cause
+	lg        int32
+	num       int32 // attempt number at the entry, from 1
+	inst      int32
+	stage     int32
+	tries     int32 // tries of the current dependency stage, from 0
+	call      int32 // the call in flight, -1 if none
+	enq       time.Duration
+	enqWait   time.Duration
+	connWait  time.Duration
+	edgeTimer timer
+	workTimer timer
+	next      int32
+}
+
+// Call states.
+const (
+	callWaitConn uint8 = iota
+	callWaitServer
+	callServing
+	callDone
+)
+
+// call is one try of a dependency call.
+type call struct {
+	gen        uint32
+	state      uint8
+	callerGone bool // the calling attempt stopped waiting for it
+	err        bool
+	lg         int32
+	att        int32
+	attGen     uint32
+	dep        int32
+	inst       int32
+	stage      int32
+	try        int32
+	num        int32
+	asked      time.Duration
+	connAt     time.Duration
+	timeout    timer
+	done       timer
+	next       int32
+}
+
+// timer is a sim.Timer with 0 meaning none.
+type timer uint64
+
+// ring is a FIFO of refs that grows by doubling.
+type ring struct {
+	buf     []int64
+	head, n int
+}
+
+func (r *ring) push(x int64) {
+	if r.n == len(r.buf) {
+		size := max(2*len(r.buf), 16)
+		buf := make([]int64, size)
+		for i := range r.n {
+			buf[i] = r.buf[(r.head+i)%len(r.buf)]
+		}
+		r.buf, r.head = buf, 0
+	}
+	r.buf[(r.head+r.n)%len(r.buf)] = x
+	r.n++
+}
+
+func (r *ring) pop() (int64, bool) {
+	if r.n == 0 {
+		return 0, false
+	}
+	x := r.buf[r.head]
+	r.head++
+	if r.head == len(r.buf) {
+		r.head = 0
+	}
+	r.n--
+	return x, true
+}
+
+// chunk is the number of objects per slab chunk. Chunks never move, so a pointer to an
+// object stays valid while the slab grows.
+const chunkBits = 12
+const chunk = 1 << chunkBits
+
+// store is a chunked slab of T with a free list threaded through the objects' next field.
+type store[T any] struct {
+	chunks [][]T
+	n      int32
+}
+
+func (s *store[T]) at(i int32) *T { return &s.chunks[i>>chunkBits][i&(chunk-1)] }
+
+func (s *store[T]) grow() int32 {
+	if int(s.n)>>chunkBits == len(s.chunks) {
+		s.chunks = append(s.chunks, make([]T, chunk))
+	}
+	s.n++
+	return s.n - 1
+}
+
+// slabs hold the model's per-request objects with free lists, so the hot path
+// allocates only when the number in flight reaches a new high.
+type slabs struct {
+	lgs               store[logical]
+	atts              store[attempt]
+	calls             store[call]
+	lgFree, attFree   int32
+	callFree          int32
+	lgLive            int
+	attLive, callLive int
+}
+
+func newSlabs() slabs { return slabs{lgFree: -1, attFree: -1, callFree: -1} }
+
+func (s *slabs) lg(i int32) *logical  { return s.lgs.at(i) }
+func (s *slabs) att(i int32) *attempt { return s.atts.at(i) }
+func (s *slabs) call(i int32) *call   { return s.calls.at(i) }
+
+func (s *slabs) newLogical() int32 {
+	s.lgLive++
+	i := s.lgFree
+	if i >= 0 {
+		s.lgFree = s.lgs.at(i).next
+	} else {
+		i = s.lgs.grow()
+	}
+	o := s.lgs.at(i)
+	*o = logical{gen: o.gen + 1, cur: -1}
+	return i
+}
+
+func (s *slabs) freeLogical(i int32) {
+	s.lgLive--
+	o := s.lgs.at(i)
+	o.gen++
+	o.state = lgFreed
+	o.next = s.lgFree
+	s.lgFree = i
+}
+
+func (s *slabs) newAttempt() int32 {
+	s.attLive++
+	i := s.attFree
+	if i >= 0 {
+		s.attFree = s.atts.at(i).next
+	} else {
+		i = s.atts.grow()
+	}
+	o := s.atts.at(i)
+	*o = attempt{gen: o.gen + 1, call: -1}
+	return i
+}
+
+func (s *slabs) freeAttempt(i int32) {
+	s.attLive--
+	o := s.atts.at(i)
+	o.gen++
+	o.next = s.attFree
+	s.attFree = i
+}
+
+func (s *slabs) newCall() int32 {
+	s.callLive++
+	i := s.callFree
+	if i >= 0 {
+		s.callFree = s.calls.at(i).next
+	} else {
+		i = s.calls.grow()
+	}
+	o := s.calls.at(i)
+	*o = call{gen: o.gen + 1}
+	return i
+}
+
+func (s *slabs) freeCall(i int32) {
+	s.callLive--
+	o := s.calls.at(i)
+	o.gen++
+	o.next = s.callFree
+	s.callFree = i
+}

@@ -1,0 +1,448 @@
+package model
+
+import (
+	"fmt"
+	"math"
+	"time"
+
+	"goodput/control/loadstate"
+	"goodput/control/readiness"
+	"goodput/packet"
+)
+
+// durHist is a small log-bucketed histogram of durations for per-tick quantiles (the
+// controller's signals); the packet's percentiles come from the Recorder's HdrHistograms.
+// Buckets are 5% wide from 10µs to about 20 minutes.
+type durHist struct {
+	n      int
+	counts [400]int32
+}
+
+const histBase = 1.05
+
+var histLogBase = math.Log(histBase)
+
+func bucketOf(d time.Duration) int {
+	us := float64(d) / float64(time.Microsecond)
+	if us < 10 {
+		return 0
+	}
+	b := int(math.Log(us/10)/histLogBase) + 1
+	return min(b, 399)
+}
+
+func bucketValue(b int) time.Duration {
+	if b == 0 {
+		return 10 * time.Microsecond
+	}
+	return time.Duration(10 * math.Pow(histBase, float64(b)) * float64(time.Microsecond))
+}
+
+func (h *durHist) add(d time.Duration) {
+	h.counts[bucketOf(d)]++
+	h.n++
+}
+
+// quantile returns the q-quantile's bucket upper bound, and false when empty.
+func (h *durHist) quantile(q float64) (time.Duration, bool) {
+	if h.n == 0 {
+		return 0, false
+	}
+	want := int(math.Ceil(q * float64(h.n)))
+	acc := 0
+	for b, c := range h.counts {
+		acc += int(c)
+		if acc >= want {
+			return bucketValue(b), true
+		}
+	}
+	return bucketValue(len(h.counts) - 1), true
+}
+
+func (h *durHist) reset() {
+	if h.n > 0 {
+		*h = durHist{}
+	}
+}
+
+// tick samples the gauges, steps the load-state machine, evaluates the alerts and
+// observes the instances' readiness, once per tick.
+func (a *arm) tick() {
+	now := a.now()
+	wall := a.wall()
+	if now < a.p.duration {
+		a.schedule(a.p.tick, evTick, 0)
+	}
+	at := now - 1 // the sample closes the tick that ends now
+
+	var s packet.Sample
+	var poolUse, poolCap float64
+	var busyAll, workersWarm int
+	s.Dependencies = make(map[string]packet.DependencyGauge, len(a.deps))
+	depWaiting := make([]int, len(a.deps))
+	for ii := range a.insts {
+		in := &a.insts[ii]
+		if in.routable || in.queued > 0 || in.busy > 0 {
+			s.QueueAgeMax = max(s.QueueAgeMax, in.q.OldestAge(wall))
+			s.QueueLen += in.queued
+		}
+		for d := range in.pools {
+			pl := &in.pools[d]
+			s.PoolWaiters += pl.waiting
+			depWaiting[d] += pl.waiting
+			if d == a.pol.trigger && in.up && a.p.deps[d].pool > 0 {
+				poolUse += float64(pl.inUse)
+				poolCap += float64(poolCap_(a.p.deps[d].pool, in.factor))
+			}
+		}
+		if in.routable {
+			busyAll += in.busy
+			if in.warm {
+				workersWarm += in.workers
+			}
+		}
+		if in.ready != nil {
+			a.observe(in, now)
+		}
+		in.completed = 0
+	}
+	for d := range a.deps {
+		dr := &a.deps[d]
+		s.Dependencies[a.p.deps[d].name] = packet.DependencyGauge{InService: dr.busy, Waiting: depWaiting[d] + dr.waiting}
+	}
+	s.InFlight = a.inFlight
+	for i := range a.svcs {
+		sum := a.svcs[i].fleet.Summary()
+		s.Instances.Requested += sum.AtLeast(readiness.Requested)
+		s.Instances.ProcessReady += sum.AtLeast(readiness.ProcessReady)
+	}
+	for ii := range a.insts {
+		if a.insts[ii].routable {
+			s.Instances.RouteReady++
+			if a.insts[ii].warm {
+				s.Instances.Warm++
+			}
+		}
+	}
+	slack, ok := a.tk.slack.quantile(0.10)
+	if !ok {
+		slack = a.maxSlack
+	}
+	s.SlackP10 = slack
+	if a.pol.adm != nil {
+		s.AdmissionLimit = a.pol.adm.Limit()
+	}
+
+	amp := 1.0
+	if a.tk.offered > 0 {
+		amp = float64(a.tk.attempts) / float64(a.tk.offered)
+	}
+	if m := a.pol.machine; m != nil {
+		sat := 0.0
+		if poolCap > 0 {
+			sat = poolUse / poolCap
+		}
+		healthy := true
+		if len(a.deps) > 0 {
+			dp := &a.p.deps[a.pol.trigger]
+			if conc := dp.concurrency; conc > 0 {
+				sat = max(sat, float64(a.deps[a.pol.trigger].busy)/float64(conc))
+			}
+			if p99, ok := a.deps[a.pol.trigger].hist.quantile(0.99); ok {
+				healthy = p99 <= dp.serviceTime.P99.Std()*3/2
+			}
+		}
+		reserve := 0.0
+		if workersWarm > 0 {
+			reserve = max(0, float64(workersWarm-busyAll)/float64(workersWarm))
+		}
+		if t, changed := m.Step(wall, loadstate.Signals{
+			Amplification:        amp,
+			Slack:                slack,
+			QueueAge:             s.QueueAgeMax,
+			DependencySaturation: sat,
+			ReadyReserve:         reserve,
+			TriggerHealthy:       healthy,
+		}); changed {
+			a.rec.Transition(now, t.From.String(), t.To.String(), t.Generation, t.Reason, t.Manual)
+			a.applyPolicy(m.Snapshot())
+		}
+		snap := m.Snapshot()
+		s.State = snap.State.String()
+		s.Generation = snap.Generation
+	}
+	a.rec.Sample(at, s)
+	a.alerts(at, amp, s.QueueAgeMax)
+
+	a.tk.offered, a.tk.attempts, a.tk.edgeAttempts, a.tk.edgeTimeouts, a.tk.goodput = 0, 0, 0, 0, 0
+	a.tk.slack.reset()
+	for d := range a.deps {
+		a.deps[d].hist.reset()
+	}
+}
+
+func poolCap_(size int, factor float64) int { return poolCap(size, factor) }
+
+// applyPolicy hands a new load-state policy to the controls that own its levers.
+func (a *arm) applyPolicy(snap loadstate.Snapshot) {
+	p := snap.Policy
+	if b := a.pol.budget; b != nil {
+		_ = b.SetRatio(a.wall(), p.RetryRatio) // the machine's config is validated
+	}
+	if adm := a.pol.adm; adm != nil {
+		adm.SetScale(p.AdmissionScale)
+	}
+	if a.pol.shedOn {
+		a.pol.shedSet = a.pol.shedTable.Set(p.Shed)
+	}
+}
+
+// alerts evaluates the scenario's alert rules on this tick's measurements.
+func (a *arm) alerts(at time.Duration, amp float64, queueAge time.Duration) {
+	for i, al := range a.p.alerts {
+		var v float64
+		switch al.metric {
+		case "timeout_rate":
+			if a.tk.edgeAttempts > 0 {
+				v = float64(a.tk.edgeTimeouts) / float64(a.tk.edgeAttempts)
+			}
+		case "queue_age":
+			v = float64(queueAge)
+		case "goodput_fraction":
+			v = 1
+			if a.tk.offered > 0 {
+				v = float64(a.tk.goodput) / float64(a.tk.offered)
+			}
+		case "amplification":
+			v = amp
+		}
+		breach := v > al.threshold
+		if !al.above {
+			breach = v < al.threshold
+		}
+		if !breach {
+			if a.alertOn[i] {
+				a.rec.Annotate(at, "alert", al.name+" resolved")
+			}
+			a.alertOn[i], a.alertFor[i] = false, 0
+			continue
+		}
+		a.alertFor[i] += a.p.tick
+		if !a.alertOn[i] && a.alertFor[i] >= max(al.hold, a.p.tick) {
+			a.alertOn[i] = true
+			a.rec.Annotate(at, "alert", fmt.Sprintf("%s fired: %s %s", al.name, al.metric, formatAlertValue(al.metric, v)))
+		}
+	}
+}
+
+func formatAlertValue(metric string, v float64) string {
+	switch metric {
+	case "queue_age":
+		return time.Duration(v).Round(time.Millisecond).String()
+	case "amplification":
+		return fmt.Sprintf("%.2fx", v)
+	}
+	return fmt.Sprintf("%.1f%%", 100*v)
+}
+
+// ---- faults ----
+
+func (a *arm) faultStart(i int) {
+	f := &a.p.faults[i]
+	now := a.now()
+	switch f.kind {
+	case faultDep:
+		dr := &a.deps[f.target]
+		dr.faults = append(dr.faults, i)
+		a.applyDepFaults(f.target)
+		a.rec.Annotate(now, "fault", describeFault(a.p, f, true))
+	case faultWork:
+		sv := &a.svcs[f.target]
+		sv.works = append(sv.works, i)
+		a.applyWorkFaults(f.target)
+		a.rec.Annotate(now, "fault", describeFault(a.p, f, true))
+	case faultShift:
+		a.shifts = append(a.shifts, i)
+		a.applyShifts()
+		a.rec.Annotate(now, "fault", describeFault(a.p, f, true))
+	case faultScale:
+		a.scaleOut(f)
+		a.rec.Annotate(now, "fault", describeFault(a.p, f, true))
+	}
+}
+
+func (a *arm) faultEnd(i int) {
+	f := &a.p.faults[i]
+	remove := func(list []int) []int {
+		for k, v := range list {
+			if v == i {
+				return append(list[:k], list[k+1:]...)
+			}
+		}
+		return list
+	}
+	switch f.kind {
+	case faultDep:
+		a.deps[f.target].faults = remove(a.deps[f.target].faults)
+		a.applyDepFaults(f.target)
+	case faultWork:
+		a.svcs[f.target].works = remove(a.svcs[f.target].works)
+		a.applyWorkFaults(f.target)
+	case faultShift:
+		a.shifts = remove(a.shifts)
+		a.applyShifts()
+	}
+	a.rec.Annotate(a.now(), "fault", describeFault(a.p, f, false))
+}
+
+func (a *arm) applyDepFaults(d int) {
+	dr := &a.deps[d]
+	dp := &a.p.deps[d]
+	dr.st, dr.errRate = dp.serviceTime, dp.errRate
+	for _, fi := range dr.faults {
+		f := &a.p.faults[fi]
+		if f.serviceTime != nil {
+			dr.st = *f.serviceTime
+		}
+		if f.errRate != nil {
+			dr.errRate = *f.errRate
+		}
+	}
+}
+
+func (a *arm) applyWorkFaults(s int) {
+	sv := &a.svcs[s]
+	sv.workFactor = 1
+	for _, fi := range sv.works {
+		sv.workFactor = a.p.faults[fi].factor
+	}
+}
+
+func (a *arm) applyShifts() {
+	a.shift = 1
+	for _, fi := range a.shifts {
+		a.shift *= a.p.faults[fi].factor
+	}
+	a.rescheduleArrival()
+}
+
+func describeFault(p *plan, f *faultPlan, start bool) string {
+	var what string
+	switch f.kind {
+	case faultDep:
+		what = p.deps[f.target].name
+		if f.serviceTime != nil {
+			what += fmt.Sprintf(" service time p50 %v p99 %v", f.serviceTime.P50, f.serviceTime.P99)
+		}
+		if f.errRate != nil {
+			what += fmt.Sprintf(" error rate %.1f%%", 100**f.errRate)
+		}
+	case faultWork:
+		what = fmt.Sprintf("%s work ×%.2f", p.services[f.target].name, f.factor)
+	case faultShift:
+		what = fmt.Sprintf("offered rate ×%.2f", f.factor)
+	case faultScale:
+		what = fmt.Sprintf("%s scale-out: %d instances requested", p.services[f.target].name, f.add)
+	}
+	if f.note != "" {
+		what += " (" + f.note + ")"
+	}
+	if start {
+		return "start: " + what
+	}
+	return "end: " + what
+}
+
+// ---- instances ----
+
+func (a *arm) newInstance(svc int, warm bool) int32 {
+	sp := &a.p.services[svc]
+	ii := int32(len(a.insts))
+	q, err := newQueue(a.pol.queueCfg(sp.queueCap))
+	if err != nil {
+		panic(err) // the policy's config is validated when the arm is built
+	}
+	a.insts = append(a.insts, instance{
+		svc:     int32(svc),
+		q:       q,
+		workers: sp.workers,
+		pools:   make([]connPool, len(a.p.deps)),
+		factor:  1,
+	})
+	in := &a.insts[ii]
+	rt := &a.svcs[svc]
+	rt.insts = append(rt.insts, ii)
+	in.ready = rt.fleet.Request(a.wall())
+	if warm {
+		in.up, in.warm, in.routable = true, true, true
+		_ = in.ready.ProcessReady(a.wall())
+		in.ready.Observe(a.wall(), readiness.Observation{CacheWarm: 1, Throughput: 0})
+	}
+	return ii
+}
+
+func (a *arm) scaleOut(f *faultPlan) {
+	sp := &a.p.services[f.target]
+	for range f.add {
+		ii := a.newInstance(f.target, false)
+		_ = a.insts[ii].ready.Scheduled(a.wall())
+		a.schedule(sp.coldStartup, evInstanceUp, int64(ii))
+	}
+}
+
+// instanceUp: the process is ready. It works cold (slower, fewer usable connections) for
+// the service's Cold.For; the policy's readiness gate decides whether it takes traffic now.
+func (a *arm) instanceUp(ii int32) {
+	in := &a.insts[ii]
+	sp := &a.p.services[in.svc]
+	in.up = true
+	in.upAt = a.now()
+	_ = in.ready.ProcessReady(a.wall())
+	if sp.coldFor > 0 {
+		in.factor = sp.coldFactor
+		a.schedule(sp.coldFor, evInstanceWarm, int64(ii))
+	} else {
+		in.warm = true
+	}
+	a.observe(in, a.now())
+	if !a.pol.readyWarm || in.warm {
+		in.routable = true
+	}
+}
+
+func (a *arm) instanceWarm(ii int32) {
+	in := &a.insts[ii]
+	in.warm = true
+	in.factor = 1
+	a.observe(in, a.now())
+	in.routable = true
+	for d := range in.pools {
+		a.grantConns(ii, int32(d))
+	}
+	a.pump(ii)
+}
+
+// observe reports an instance's warm-up to its readiness tracker: the fraction of its cold
+// period done stands for cache warmth, and the usable connections and the attempts it
+// completed in the last tick are what a canary would show.
+func (a *arm) observe(in *instance, now time.Duration) {
+	if !in.up {
+		return
+	}
+	warmth := 1.0
+	if !in.warm {
+		sp := &a.p.services[in.svc]
+		warmth = math.Min(1, float64(now-in.upAt)/float64(max(sp.coldFor, 1)))
+	}
+	conns := 0
+	for d := range in.pools {
+		if size := a.p.deps[d].pool; size > 0 {
+			conns += poolCap(size, in.factor)
+		}
+	}
+	in.ready.Observe(a.wall(), readiness.Observation{
+		Connections: conns,
+		CacheWarm:   warmth,
+		Throughput:  float64(in.completed) / a.p.tick.Seconds(),
+	})
+}
