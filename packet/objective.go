@@ -104,6 +104,10 @@ func (r *Recorder) evaluate(s ObjectiveSpec) Objective {
 		})
 	case s.Metric == "time_to_normal":
 		o.Unit = "s"
+		if s.After >= r.end() {
+			ok, note = false, fmt.Sprintf("the run ends at %v, before t=%v", r.end(), s.After)
+			break
+		}
 		rc := r.recovery(s.After)
 		if rc.NormalS == nil {
 			end := r.end()

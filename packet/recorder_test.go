@@ -426,6 +426,12 @@ func TestRecovery(t *testing.T) {
 	if o := a.Objectives[0]; o.Pass || o.Value != 6 || !strings.Contains(o.Note, "never returned to Normal") {
 		t.Errorf("objective = %+v", o)
 	}
+
+	// Measured from after the end of the run: no data, not a pass or a zero.
+	a = stateRun(Config{}, states, good, ages).Finish([]ObjectiveSpec{{Name: "ttn", Metric: "time_to_normal", After: 8 * time.Second, Max: ptr(4)}})
+	if o := a.Objectives[0]; o.Pass || !o.NoData || !strings.Contains(o.Note, "the run ends at 8s, before t=8s") {
+		t.Errorf("objective after the end = %+v", o)
+	}
 }
 
 func TestObjectives(t *testing.T) {

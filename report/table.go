@@ -299,22 +299,19 @@ func build(arms []packet.Arm) *table {
 	}
 
 	rc := arms[0].Recovery
-	t.section(fmt.Sprintf("Recovery, seconds after t=%s s", Float(rc.AfterS, 0)))
-	t.value(fmt.Sprintf("stabilise (goodput ≥ %s%% of offered)", Float(100*rc.StableFrac, 0)),
-		func(a packet.Arm) string { return secondsCell(a.Recovery.StabilizeS) })
-	t.value(fmt.Sprintf("drain (oldest queue age ≤ %s ms)", Float(rc.DrainAgeMS, 0)),
-		func(a packet.Arm) string {
-			if a.Samples == 0 {
-				return "–"
-			}
-			return secondsCell(a.Recovery.DrainS)
-		})
-	t.value("return to Normal", func(a packet.Arm) string {
-		if a.Samples == 0 {
+	// Recovery measured from an instant at or after the end of the run has nothing to show.
+	recovery := func(a packet.Arm, v *float64, sampledOnly bool) string {
+		if a.Recovery.AfterS >= a.Duration && a.Duration > 0 || sampledOnly && a.Samples == 0 {
 			return "–"
 		}
-		return secondsCell(a.Recovery.NormalS)
-	})
+		return secondsCell(v)
+	}
+	t.section(fmt.Sprintf("Recovery, seconds after t=%s s", Float(rc.AfterS, 0)))
+	t.value(fmt.Sprintf("stabilise (goodput ≥ %s%% of offered)", Float(100*rc.StableFrac, 0)),
+		func(a packet.Arm) string { return recovery(a, a.Recovery.StabilizeS, false) })
+	t.value(fmt.Sprintf("drain (oldest queue age ≤ %s ms)", Float(rc.DrainAgeMS, 0)),
+		func(a packet.Arm) string { return recovery(a, a.Recovery.DrainS, true) })
+	t.value("return to Normal", func(a packet.Arm) string { return recovery(a, a.Recovery.NormalS, true) })
 	return t
 }
 
