@@ -7,6 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -99,7 +100,7 @@ func (c *checker) replay() {
 	path := d.resolve(r.Packet)
 	env, err := ReadPacket(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		cmd := "goodput replay " + d.resolve(r.Scenario)
+		cmd := "goodput replay " + d.resolve(r.Scenario) + " --out " + filepath.Dir(path)
 		c.warnf("replay.packet", "%s does not exist yet; run %s to produce it; %d replay claims not checked", path, cmd, len(r.Claims))
 		return
 	}
