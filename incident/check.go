@@ -927,7 +927,12 @@ func (c *checker) staleClaim(p string, cl Claim, v Value, fig stated, checked bo
 var (
 	ofCountsRe = regexp.MustCompile(`(?i)\b(\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?\s+(?:\w+\s+)?(?:out\s+)?of\s+(?:the\s+|all\s+)?(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)\b`)
 	clauseRe   = regexp.MustCompile(`[.;!?](?:\s|$)`)
-	clockRe    = regexp.MustCompile(`(?:^|[^\d:.])((?:[01]?\d|2[0-3]):[0-5]\d)(\s*(?:UTC|GMT|Z)\b)?`)
+	// What may stand between "X of Y [noun]" and the percentage that restates it.
+	pctAfterRe = regexp.MustCompile(`(?i)^(?:\s*[A-Za-z-]+)?[\s,:(–—-]*(?:(?:or|i\.e\.|that is|about|around|roughly|nearly|almost|approximately|some|~|≈)[\s,]*)*$`)
+	// What may stand between a percentage and the "X of Y" that explains it.
+	pctBeforeRe = regexp.MustCompile(`^\s*(?:\(|,|:|–|—|-)\s*(?:or\s+)?$`)
+	pctOfRe     = regexp.MustCompile(`(?i)^\s+of\s+[a-z]`)
+	clockRe     = regexp.MustCompile(`(?:^|[^\d:.])((?:[01]?\d|2[0-3]):[0-5]\d)(\s*(?:UTC|GMT|Z)\b)?`)
 )
 
 // scanProse checks placeholders and the figures prose states without a claim.
@@ -1009,8 +1014,12 @@ func (c *checker) percentOfCounts(f proseField) {
 			if fig.kind != figPercent {
 				continue
 			}
-			near := fig.start >= pm[1] && fig.start-pm[1] <= 40 || fig.end <= pm[0] && pm[0]-fig.end <= 40
-			if !near || c.isCovered(f.path, off+fig.start, off+fig.end) {
+			// Only a percentage that restates the pair: right after it ("X of Y (P%)",
+			// "X of Y checkouts, or about P%") or right before it ("P% (X of Y)"), and
+			// not one that names its own base ("P% of requests").
+			near := fig.start >= pm[1] && pctAfterRe.MatchString(clause[pm[1]:fig.start]) ||
+				fig.end <= pm[0] && pctBeforeRe.MatchString(clause[fig.end:pm[0]])
+			if !near || pctOfRe.MatchString(clause[fig.end:]) || c.isCovered(f.path, off+fig.start, off+fig.end) {
 				continue
 			}
 			pct := 100 * x / y
