@@ -25,6 +25,7 @@ import (
 const (
 	maxFileSize = 1 << 20 // bytes
 	maxNesting  = 64      // flow collections ([ {) open at once, or block indicators (- ? & !) on one line
+	maxKeys     = 256     // keys in one block mapping (the parser's cost grows with the square of it)
 	maxValues   = 100_000 // values decoded, counting each expansion of an alias
 	maxErrors   = 50      // errors reported before giving up
 )
@@ -388,6 +389,9 @@ func (d *decoder) parse(data []byte, t reflect.Type, what string) (root ast.Node
 		}
 	}()
 	src := strings.TrimPrefix(string(data), "\ufeff") // a byte-order mark is not content
+	// YAML breaks lines at \r\n, \r and \n, and folds them all to \n in
+	// content; normalising first keeps the parser's line numbers those of an editor.
+	src = strings.ReplaceAll(strings.ReplaceAll(src, "\r\n", "\n"), "\r", "\n")
 	tokens := lexer.Tokenize(src)
 	if !d.checkNesting(tokens) {
 		return nil
@@ -419,16 +423,47 @@ func (d *decoder) parse(data []byte, t reflect.Type, what string) (root ast.Node
 	return bodies[0]
 }
 
-// checkNesting rejects token streams nested so deeply that the parser would
-// take a long time (its cost grows with the square of the depth).
+// checkNesting rejects token streams that would take the parser a long
+// time: nested too deeply, or with too many keys in one block mapping (its
+// cost grows with the square of either).
 func (d *decoder) checkNesting(tokens token.Tokens) bool {
 	depth, line, onLine := 0, 0, 0
+	type mapping struct{ column, keys int }
+	var open []mapping // block mappings by the column of their keys, innermost last
+	closeDeeper := func(column int) {
+		for len(open) > 0 && open[len(open)-1].column > column {
+			open = open[:len(open)-1]
+		}
+	}
 	for _, tk := range tokens {
 		if tk == nil || tk.Position == nil {
 			continue
 		}
 		if tk.Position.Line != line {
 			line, onLine = tk.Position.Line, 0
+		}
+		switch tk.Type {
+		case token.DocumentHeaderType, token.DocumentEndType:
+			open = open[:0]
+		case token.MappingValueType:
+			if depth > 0 {
+				break // a flow mapping
+			}
+			key := tk
+			if tk.Prev != nil && tk.Prev.Position != nil && tk.Prev.Position.Line == tk.Position.Line {
+				key = tk.Prev
+			}
+			column := key.Position.Column
+			closeDeeper(column)
+			if n := len(open); n > 0 && open[n-1].column == column {
+				open[n-1].keys++
+				if open[n-1].keys > maxKeys {
+					d.errorf(key, "", "a mapping with more than %d keys; expected a smaller mapping", maxKeys)
+					return false
+				}
+			} else {
+				open = append(open, mapping{column: column, keys: 1})
+			}
 		}
 		switch tk.Type {
 		case token.SequenceStartType, token.MappingStartType:
@@ -440,6 +475,9 @@ func (d *decoder) checkNesting(tokens token.Tokens) bool {
 		case token.SequenceEndType, token.MappingEndType:
 			depth--
 		case token.SequenceEntryType, token.MappingKeyType, token.AnchorType, token.TagType:
+			if tk.Type == token.SequenceEntryType && depth == 0 {
+				closeDeeper(tk.Position.Column) // a new list item starts new mappings
+			}
 			onLine++
 			if onLine > maxNesting {
 				d.errorf(tk, "", "more than %d nested indicators on one line; expected a shallower document", maxNesting)

@@ -272,6 +272,38 @@ func TestUnmarshalLimits(t *testing.T) {
 			t.Errorf("got %v; want %s", err, want)
 		}
 	})
+	t.Run("keys in one mapping", func(t *testing.T) {
+		var b strings.Builder
+		b.WriteString("labels:\n")
+		for i := range 300 {
+			fmt.Fprintf(&b, "  k%d: v\n", i)
+		}
+		_, err := decodeTest(b.String())
+		want := "t.yaml:258:3: a mapping with more than 256 keys; expected a smaller mapping"
+		if err == nil || err.Error() != want {
+			t.Errorf("got %v; want %s", err, want)
+		}
+	})
+	t.Run("keys in many mappings", func(t *testing.T) {
+		// 2000 list items of 3 keys each, two layouts, and 200 labels: all fine.
+		var b strings.Builder
+		b.WriteString("classes:\n")
+		for i := range 1000 {
+			fmt.Fprintf(&b, "  - name: c%d\n    share: 0%%\n    rate: 1/s\n", i)
+		}
+		b.WriteString("labels:\n")
+		for i := range 200 {
+			fmt.Fprintf(&b, "  k%d: v\n", i)
+		}
+		b.WriteString("extra:\n")
+		for i := range 1000 {
+			fmt.Fprintf(&b, "- a: %d\n  b:\n  - c: 1\n    d: 2\n", i)
+		}
+		d, err := decodeTest(b.String())
+		if err != nil || len(d.Classes) != 1000 || len(d.Labels) != 200 {
+			t.Errorf("got %d classes, %d labels, %v", len(d.Classes), len(d.Labels), err)
+		}
+	})
 	t.Run("alias expansion", func(t *testing.T) {
 		// Each level doubles the values: 2^30 without a limit.
 		var b strings.Builder

@@ -36,9 +36,9 @@
 // known key suggested), duplicate keys, values of the wrong type, quantities
 // without units or with unknown ones, an empty file, a second document, YAML
 // syntax errors, tabs. Anchors, aliases and merge keys (<<: *base) work; input
-// that would make decoding slow (over 1 MiB, nested over 64 deep, or expanding
-// through aliases to over 100,000 values) is refused with an error. The error
-// is an [ErrorList]; each [Error] prints as
+// that would make decoding slow (over 1 MiB, nested over 64 deep, a mapping of
+// over 256 keys, or expanding through aliases to over 100,000 values) is
+// refused with an error. The error is an [ErrorList]; each [Error] prints as
 //
 //	northstar.scenario.yaml:12:15: classes[0].deadline: "1800" has no unit; durations need a unit, e.g. 350ms, 1.8s or 40m
 //
