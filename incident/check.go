@@ -166,6 +166,11 @@ func (c *checker) top() {
 	if len(d.Milestones) == 0 {
 		c.errf("milestones", "missing; expected at least impact_start, with detected and mitigated when known")
 	}
+	if d.TimeZone != "" {
+		if _, err := time.LoadLocation(d.TimeZone); err != nil || strings.EqualFold(d.TimeZone, "local") {
+			c.errf("time_zone", "unknown time zone %q; expected an IANA name such as UTC or Europe/Dublin (times display in UTC meanwhile)", d.TimeZone)
+		}
+	}
 	if d.Status == StatusResolved || d.Status == StatusClosed {
 		_, m := d.Milestone(MilestoneMitigated)
 		_, r := d.Milestone(MilestoneResolved)

@@ -534,6 +534,20 @@ timeline:
 	}
 }
 
+// TestCheckDocumentBuiltInGo checks a document that was not decoded: no positions, and
+// the problems the decoder would have caught are still reported.
+func TestCheckDocumentBuiltInGo(t *testing.T) {
+	doc := &Document{ID: "x", Title: "t", Status: StatusMitigated, TimeZone: "Mars/Olympus",
+		Milestones: []Milestone{{Name: "impact_start"}}}
+	diags := Check(doc)
+	for _, want := range []string{`time_zone: unknown time zone "Mars/Olympus"`, "milestones[0].at: missing"} {
+		got := findDiag(diags, want)
+		if len(got) != 1 || got[0].Line != 0 || got[0].String() != "<incident>: error: "+got[0].Message {
+			t.Errorf("want %q without a position; got:%s", want, dump(diags))
+		}
+	}
+}
+
 // TestDiagnosticPositionsInProse checks that diagnostics point at the figure inside
 // plain, folded, literal and quoted multi-line scalars.
 func TestDiagnosticPositionsInProse(t *testing.T) {
