@@ -15,6 +15,7 @@ import (
 	"github.com/schollz/progressbar/v3"
 	"golang.org/x/term"
 
+	"goodput/model"
 	"goodput/packet"
 	"goodput/report"
 	"goodput/scenario"
@@ -31,6 +32,11 @@ func runReplay(args []string, stdout, stderr io.Writer) error {
 		terminal: isTerminal(stderr),
 		now:      time.Now, // the progress bar is the one real-time part of a replay
 	})
+}
+
+// runModel runs a scenario with the replay model: every arm on its own goroutine, one seed.
+func runModel(ctx context.Context, sc *scenario.Scenario, seed uint64, progress func(done, total time.Duration)) (*packet.Packet, error) {
+	return model.Run(ctx, sc, model.Options{Seed: seed, Progress: progress})
 }
 
 // runScenario runs every arm of sc with seed and returns the comparison packet. progress, if
