@@ -114,7 +114,9 @@ func (c ClientConfig) Validate() error {
 // http.NewRequest sets for in-memory bodies).
 //
 // When no retry follows a failed answer, RoundTrip returns that answer (or
-// error) to the caller. Transport reads the wall clock (time.Now) and sets
+// error) to the caller. When a retry the budget allowed cannot be made after
+// all (the caller gives up during the backoff, or the breaker or the
+// deadline refuses it), RoundTrip returns the error that stopped it. Transport reads the wall clock (time.Now) and sets
 // timers; it is safe for concurrent use.
 type Transport struct {
 	next http.RoundTripper
