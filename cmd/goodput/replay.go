@@ -225,8 +225,6 @@ func (p *progress) update(done, total time.Duration) {
 		p.bar = progressbar.NewOptions64(int64(total/time.Second),
 			progressbar.OptionSetWriter(p.w),
 			progressbar.OptionSetDescription("replaying"),
-			progressbar.OptionSetItsString("simulated s"),
-			progressbar.OptionShowIts(),
 			progressbar.OptionSetPredictTime(true),
 			progressbar.OptionClearOnFinish(),
 			progressbar.OptionThrottle(100*time.Millisecond),
