@@ -18,6 +18,7 @@ import (
 	"github.com/goccy/go-yaml/lexer"
 	"github.com/goccy/go-yaml/parser"
 	"github.com/goccy/go-yaml/token"
+	"github.com/invopop/jsonschema"
 )
 
 // Limits that keep decoding fast on hostile input. A real scenario is a few
@@ -1296,6 +1297,15 @@ func expectType(t reflect.Type) string {
 	case reflect.TypeFor[Quantiles]():
 		return "quantiles such as {p50: 38ms, p99: 95ms}"
 	}
+	if reflect.PointerTo(t).Implements(textUnmarshalerType) && !reflect.PointerTo(t).Implements(afterDecoderType) {
+		// A type decoded from text: let its schema description say what text.
+		if s, ok := reflect.Zero(t).Interface().(interface{ JSONSchema() *jsonschema.Schema }); ok {
+			if d := firstSentence(s.JSONSchema().Description); d != "" {
+				return d
+			}
+		}
+		return "text"
+	}
 	switch t.Kind() {
 	case reflect.Bool:
 		return "true or false"
@@ -1325,8 +1335,28 @@ func expectType(t reflect.Type) string {
 		}
 		return "a mapping with " + strings.Join(names, ", ")
 	}
-	if reflect.PointerTo(t).Implements(textUnmarshalerType) {
-		return "text"
-	}
 	return "a value"
+}
+
+// firstSentence returns a description's first sentence, lower-cased and
+// without its full stop: "A rate, e.g. 9/s. More." → "a rate, e.g. 9/s".
+func firstSentence(s string) string {
+	s = strings.TrimSpace(s)
+	for from := 0; ; {
+		i := strings.Index(s[from:], ". ")
+		if i < 0 {
+			break
+		}
+		i += from
+		if !strings.HasSuffix(s[:i], "e.g") && !strings.HasSuffix(s[:i], "i.e") {
+			s = s[:i]
+			break
+		}
+		from = i + 2
+	}
+	s = strings.TrimSuffix(s, ".")
+	if s == "" {
+		return ""
+	}
+	return strings.ToLower(s[:1]) + s[1:]
 }

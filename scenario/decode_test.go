@@ -407,6 +407,19 @@ func TestErrorColumnsCountCharacters(t *testing.T) {
 	}
 }
 
+func TestFirstSentence(t *testing.T) {
+	for in, want := range map[string]string{
+		"A rate, e.g. 9/s. More.":  "a rate, e.g. 9/s",
+		"A number (i.e. a float).": "a number (i.e. a float)",
+		"Text":                     "text",
+		"":                         "",
+	} {
+		if got := firstSentence(in); got != want {
+			t.Errorf("firstSentence(%q) = %q; want %q", in, got, want)
+		}
+	}
+}
+
 func TestEditDistance(t *testing.T) {
 	for _, tt := range []struct {
 		a, b string
