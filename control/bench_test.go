@@ -1,7 +1,6 @@
 package control_test
 
 import (
-	"errors"
 	"testing"
 	"time"
 
@@ -53,6 +52,5 @@ func BenchmarkProtectedPath(b *testing.B) {
 		}
 	})
 	b.Run("goodput", benchGoodputPath)
+	b.Run("goodput-serial", benchGoodputSerial)
 }
-
-var errNotBuilt = errors.New("not built")
