@@ -237,6 +237,7 @@ var mutations = []mutation{
 func TestMutations(t *testing.T) {
 	for _, m := range mutations {
 		t.Run(m.name, func(t *testing.T) {
+			t.Parallel()
 			src, err := os.ReadFile(filepath.Join(exampleDir, m.example+".incident.yaml"))
 			if err != nil {
 				t.Fatal(err)
