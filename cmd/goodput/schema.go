@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 
+	"goodput/incident"
 	"goodput/scenario"
 )
 
@@ -36,4 +37,5 @@ func runSchema(args []string, stdout, stderr io.Writer) error {
 // schemas maps a format name to the function that generates its JSON Schema.
 var schemas = map[string]func() ([]byte, error){
 	"scenario": scenario.Schema,
+	"incident": incident.Schema,
 }
