@@ -4,7 +4,7 @@
 //
 // Usage:
 //
-//	goodput replay FILE.scenario.yaml [--seed N] [--out DIR] [--json]
+//	goodput replay FILE.scenario.yaml [--seed N] [--out DIR] [--json] [--quiet]
 //	goodput verify FILE.packet.yaml
 //	goodput schema scenario|incident
 //	goodput incident check|render|site …
