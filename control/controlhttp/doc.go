@@ -53,9 +53,11 @@
 // A [Metrics] counts every decision: requests admitted or refused by class
 // and reason and their outcomes (goodput, late, failed), shed lookups,
 // attempts, retry decisions by reason, calls refused by the breaker or the
-// deadline, and the load state and generation. It serves them in the
-// Prometheus text format; mount it on a path such as /metrics. Without one
-// nothing is counted.
+// deadline, and the load state and generation. Counting is an atomic add on
+// the request path; the Metrics is a prometheus.Collector, so a scrape of a
+// registry it is registered on reads the counts. Register it on a registry
+// of your own and serve that with promhttp; nothing goes to the global
+// registry. Without a Metrics nothing is counted.
 //
 // # A program
 //
@@ -119,7 +121,9 @@
 //			Shed:      plan,
 //			Metrics:   metrics,
 //		}))
-//		mux.Handle("/metrics", metrics)
+//		reg := prometheus.NewRegistry()
+//		reg.MustRegister(metrics)
+//		mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
 //
 //		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 //		defer stop()

@@ -1,14 +1,11 @@
 package controlhttp
 
 import (
-	"bytes"
-	"fmt"
-	"io"
-	"net/http"
 	"slices"
-	"strings"
 	"sync"
 	"sync/atomic"
+
+	"github.com/prometheus/client_golang/prometheus"
 
 	"goodput/control/admission"
 	"goodput/control/budget"
@@ -17,9 +14,15 @@ import (
 )
 
 // Metrics counts every decision of the middleware, the [Transport] and the
-// [Stepper] that are given it, and serves the counts in the Prometheus text
-// exposition format (version 0.0.4), so a Prometheus server can scrape it
-// directly:
+// [Stepper] that are given it. It is a [prometheus.Collector]: register it on
+// a registry of your own and serve that registry, for example with
+// promhttp.HandlerFor:
+//
+//	reg := prometheus.NewRegistry()
+//	reg.MustRegister(metrics)
+//	mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
+//
+// It registers nothing on the global registry. Its metrics are:
 //
 //	goodput_server_decisions_total{class,reason}      admitted, or refused and why
 //	goodput_server_outcomes_total{class,outcome}      goodput, late, failed, client-error, hijacked
@@ -27,18 +30,21 @@ import (
 //	goodput_client_attempts_total{attempt}            first or retry
 //	goodput_client_retry_decisions_total{reason}      allowed, or suppressed and why
 //	goodput_client_refusals_total{reason}             calls not made: breaker or deadline
-//	goodput_load_state                                0 Normal, 1 Pressured, 2 Protected, 3 Recovering
+//	goodput_load_state{state}                         1 for the state in force, 0 for the others
 //	goodput_policy_generation                         the generation in force
 //	goodput_load_state_transitions_total{to}          transitions seen by a Stepper
 //
-// Every label combination that can occur is written from the start, at zero,
-// so rates work from the first scrape. The gauges appear once a load state
-// has been read.
+// Every label combination that can occur is collected from the start, at
+// zero, so rates work from the first scrape; a shed feature appears once a
+// [Handler] with its plan is built. The two gauges appear once a load state
+// has been read. To add labels such as the service name, register through
+// prometheus.WrapRegistererWith.
 //
 // The zero Metrics is ready to use; share one between the middleware and
-// the transports of a process. Counting does not allocate (shed features are
-// resolved once, when [Handler] is built). A Metrics is safe for concurrent
-// use and must not be copied after first use.
+// the transports of a process. Counting is an atomic add and does not
+// allocate (shed features are resolved once, when [Handler] is built); only
+// a scrape builds metrics. A Metrics is safe for concurrent use and must not
+// be copied after first use.
 type Metrics struct {
 	decisions   [admission.NumClasses][numServerReasons]atomic.Uint64
 	outcomes    [admission.NumClasses][numOutcomes]atomic.Uint64
@@ -210,35 +216,70 @@ func (m *Metrics) setLoadState(s loadstate.State, gen uint64) {
 	}
 }
 
-// ServeHTTP serves the metrics in the Prometheus text exposition format.
-func (m *Metrics) ServeHTTP(w http.ResponseWriter, _ *http.Request) {
-	w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
-	m.WriteTo(w) //nolint:errcheck // the client went away; nothing to do
+var (
+	descServerDecisions = prometheus.NewDesc("goodput_server_decisions_total",
+		"Requests admitted or refused by the controlhttp middleware, by admission class and reason.",
+		[]string{"class", "reason"}, nil)
+	descServerOutcomes = prometheus.NewDesc("goodput_server_outcomes_total",
+		"Admitted requests by admission class and outcome: goodput is a success before the deadline, late a success after it.",
+		[]string{"class", "outcome"}, nil)
+	descShedDecisions = prometheus.NewDesc("goodput_shed_decisions_total",
+		"Optional-feature lookups by feature and decision.",
+		[]string{"feature", "decision"}, nil)
+	descClientAttempts = prometheus.NewDesc("goodput_client_attempts_total",
+		"Calls made by controlhttp transports: first attempts and retries.",
+		[]string{"attempt"}, nil)
+	descClientRetryDecisions = prometheus.NewDesc("goodput_client_retry_decisions_total",
+		"Retry decisions after a failed attempt: allowed, or suppressed and why.",
+		[]string{"reason"}, nil)
+	descClientRefusals = prometheus.NewDesc("goodput_client_refusals_total",
+		"Calls a transport did not make: the breaker refused or too little deadline was left.",
+		[]string{"reason"}, nil)
+	descLoadState = prometheus.NewDesc("goodput_load_state",
+		"Load state in force: 1 for the current state (Normal, Pressured, Protected or Recovering), 0 for the others.",
+		[]string{"state"}, nil)
+	descPolicyGeneration = prometheus.NewDesc("goodput_policy_generation",
+		"Policy generation in force.",
+		nil, nil)
+	descTransitions = prometheus.NewDesc("goodput_load_state_transitions_total",
+		"Load-state transitions, ramp steps and overrides seen by a Stepper, by the state entered.",
+		[]string{"to"}, nil)
+)
+
+var _ prometheus.Collector = (*Metrics)(nil)
+
+// Describe sends the descriptors of every metric m can collect. It
+// implements [prometheus.Collector].
+func (m *Metrics) Describe(ch chan<- *prometheus.Desc) {
+	for _, d := range []*prometheus.Desc{
+		descServerDecisions, descServerOutcomes, descShedDecisions,
+		descClientAttempts, descClientRetryDecisions, descClientRefusals,
+		descLoadState, descPolicyGeneration, descTransitions,
+	} {
+		ch <- d
+	}
 }
 
-// WriteTo writes the metrics to w in the Prometheus text exposition format,
-// in a fixed order.
-func (m *Metrics) WriteTo(w io.Writer) (int64, error) {
-	var b bytes.Buffer
-	family := func(name, typ, help string) {
-		fmt.Fprintf(&b, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, typ)
+// Collect sends the current value of every counter and gauge. It implements
+// [prometheus.Collector]; a registry calls it on each scrape. A nil m
+// collects nothing.
+func (m *Metrics) Collect(ch chan<- prometheus.Metric) {
+	if m == nil {
+		return
+	}
+	counter := func(d *prometheus.Desc, v *atomic.Uint64, labels ...string) {
+		ch <- prometheus.MustNewConstMetric(d, prometheus.CounterValue, float64(v.Load()), labels...)
+	}
+	for c := range admission.NumClasses {
+		class := admission.Class(c).String()
+		for r := range numServerReasons {
+			counter(descServerDecisions, &m.decisions[c][r], class, serverReasonName(r))
+		}
+		for o := range numOutcomes {
+			counter(descServerOutcomes, &m.outcomes[c][o], class, outcomeNames[o])
+		}
 	}
 
-	family("goodput_server_decisions_total", "counter", "Requests admitted or refused by the controlhttp middleware, by admission class and reason.")
-	for c := range admission.NumClasses {
-		for r := range numServerReasons {
-			fmt.Fprintf(&b, "goodput_server_decisions_total{class=%q,reason=%q} %d\n",
-				admission.Class(c).String(), serverReasonName(r), m.decisions[c][r].Load())
-		}
-	}
-	family("goodput_server_outcomes_total", "counter", "Admitted requests by admission class and outcome: goodput is a success before the deadline, late a success after it.")
-	for c := range admission.NumClasses {
-		for o := range numOutcomes {
-			fmt.Fprintf(&b, "goodput_server_outcomes_total{class=%q,outcome=%q} %d\n",
-				admission.Class(c).String(), outcomeNames[o], m.outcomes[c][o].Load())
-		}
-	}
-	family("goodput_shed_decisions_total", "counter", "Optional-feature lookups by feature and decision.")
 	m.mu.Lock()
 	names := make([]string, 0, len(m.shed))
 	for n := range m.shed {
@@ -247,35 +288,32 @@ func (m *Metrics) WriteTo(w io.Writer) (int64, error) {
 	slices.Sort(names)
 	for _, n := range names {
 		c := m.shed[n]
-		fmt.Fprintf(&b, "goodput_shed_decisions_total{feature=\"%s\",decision=\"shed\"} %d\n", escapeLabel(n), c.shed.Load())
-		fmt.Fprintf(&b, "goodput_shed_decisions_total{feature=\"%s\",decision=\"kept\"} %d\n", escapeLabel(n), c.kept.Load())
+		counter(descShedDecisions, &c.shed, n, "shed")
+		counter(descShedDecisions, &c.kept, n, "kept")
 	}
 	m.mu.Unlock()
-	family("goodput_client_attempts_total", "counter", "Calls made by controlhttp transports: first attempts and retries.")
-	fmt.Fprintf(&b, "goodput_client_attempts_total{attempt=\"first\"} %d\n", m.attempts[0].Load())
-	fmt.Fprintf(&b, "goodput_client_attempts_total{attempt=\"retry\"} %d\n", m.attempts[1].Load())
-	family("goodput_client_retry_decisions_total", "counter", "Retry decisions after a failed attempt: allowed, or suppressed and why.")
-	for r := range numRetryReasons {
-		fmt.Fprintf(&b, "goodput_client_retry_decisions_total{reason=%q} %d\n", retryReasonName(r), m.retries[r].Load())
-	}
-	family("goodput_client_refusals_total", "counter", "Calls a transport did not make: the breaker refused or too little deadline was left.")
-	for r := range numRefusals {
-		fmt.Fprintf(&b, "goodput_client_refusals_total{reason=%q} %d\n", refusalNames[r], m.refusals[r].Load())
-	}
-	if m.hasState.Load() {
-		family("goodput_load_state", "gauge", "Load state in force: 0 Normal, 1 Pressured, 2 Protected, 3 Recovering.")
-		fmt.Fprintf(&b, "goodput_load_state %d\n", m.state.Load())
-		family("goodput_policy_generation", "gauge", "Policy generation in force.")
-		fmt.Fprintf(&b, "goodput_policy_generation %d\n", m.generation.Load())
-	}
-	family("goodput_load_state_transitions_total", "counter", "Load-state transitions, ramp steps and overrides seen by a Stepper, by the state entered.")
-	for s := range len(m.transitions) {
-		fmt.Fprintf(&b, "goodput_load_state_transitions_total{to=%q} %d\n", loadstate.State(s).String(), m.transitions[s].Load())
-	}
-	return b.WriteTo(w)
-}
 
-// escapeLabel escapes a label value as the text format requires.
-func escapeLabel(s string) string {
-	return strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`).Replace(s)
+	counter(descClientAttempts, &m.attempts[0], "first")
+	counter(descClientAttempts, &m.attempts[1], "retry")
+	for r := range numRetryReasons {
+		counter(descClientRetryDecisions, &m.retries[r], retryReasonName(r))
+	}
+	for r := range numRefusals {
+		counter(descClientRefusals, &m.refusals[r], refusalNames[r])
+	}
+
+	if m.hasState.Load() {
+		cur := loadstate.State(m.state.Load())
+		for s := range len(m.transitions) {
+			v := 0.0
+			if loadstate.State(s) == cur {
+				v = 1
+			}
+			ch <- prometheus.MustNewConstMetric(descLoadState, prometheus.GaugeValue, v, loadstate.State(s).String())
+		}
+		ch <- prometheus.MustNewConstMetric(descPolicyGeneration, prometheus.GaugeValue, float64(m.generation.Load()))
+	}
+	for s := range len(m.transitions) {
+		counter(descTransitions, &m.transitions[s], loadstate.State(s).String())
+	}
 }
