@@ -193,6 +193,7 @@ type pageView struct {
 	Record                                   []recordSection
 	Decisions                                []decisionView
 	Constraints                              []constraintView
+	Milestones                               []milestoneView
 	Replay                                   *replayView
 	Links                                    []Link
 	Source                                   string // the document's file name, for the footer
@@ -206,6 +207,7 @@ type entryView struct {
 	Title               string
 	Tag, TagClass       string
 	Text                []string
+	Uncertain           string // the milestone's uncertainty interval and conflicting values, if any
 }
 
 type tailView struct {
@@ -242,6 +244,10 @@ type decisionView struct {
 
 type constraintView struct {
 	Time, Datetime, Constraint, Evidence string
+}
+
+type milestoneView struct {
+	Time, Datetime, Name, Note, Source, Uncertain string
 }
 
 type replayView struct {
@@ -404,6 +410,10 @@ func (d *Document) pageView(opts RenderOptions) (*pageView, error) {
 		v.Constraints = append(v.Constraints, constraintView{Time: d.stamp(c.At), Datetime: c.At.UTC().Format(time.RFC3339),
 			Constraint: e.text(c.Constraint), Evidence: e.text(c.Evidence)})
 	}
+	for _, m := range d.Milestones {
+		v.Milestones = append(v.Milestones, milestoneView{Time: d.stamp(m.At), Datetime: m.At.UTC().Format(time.RFC3339),
+			Name: capitalise(milestoneWords(m.Name)), Note: e.text(m.Note), Source: m.Source, Uncertain: d.uncertainty(m)})
+	}
 	if r := d.Replay; r != nil {
 		rv := &replayView{Scenario: r.Scenario, ScenarioHref: linkPath(opts.LinkBase, r.Scenario),
 			Packet: r.Packet, PacketHref: linkPath(opts.LinkBase, r.Packet)}
@@ -505,6 +515,9 @@ func (d *Document) timelineView(e *expander) (string, []entryView) {
 			}
 		}
 		ev.Tag, ev.TagClass = d.phaseTag(en.Phase, dv)
+		if m, ok := d.Milestone(en.Phase); ok {
+			ev.Uncertain = d.uncertainty(m)
+		}
 		out = append(out, ev)
 	}
 	return heading, out
@@ -550,4 +563,35 @@ func (d *Document) dateline() (text, datetime string) {
 		}
 	}
 	return text + " " + loc.String(), start.UTC().Format(time.RFC3339)
+}
+
+// uncertainty describes what is uncertain about a milestone's instant: "time uncertain:
+// between 00:00 and 23:59; also recorded as 23:13 (status page)", or "".
+func (d *Document) uncertainty(m Milestone) string {
+	loc := d.Location()
+	at := func(t time.Time) string {
+		if t.In(loc).Format(time.DateOnly) == m.At.In(loc).Format(time.DateOnly) {
+			return t.In(loc).Format("15:04")
+		}
+		return t.In(loc).Format("2 Jan 15:04")
+	}
+	var parts []string
+	if m.Earliest != nil || m.Latest != nil {
+		switch {
+		case m.Earliest != nil && m.Latest != nil:
+			parts = append(parts, "time uncertain: between "+at(*m.Earliest)+" and "+at(*m.Latest))
+		case m.Earliest != nil:
+			parts = append(parts, "time uncertain: not before "+at(*m.Earliest))
+		default:
+			parts = append(parts, "time uncertain: not after "+at(*m.Latest))
+		}
+	}
+	for _, a := range m.Alternatives {
+		s := "also recorded as " + at(a.At)
+		if a.Source != "" {
+			s += " (" + a.Source + ")"
+		}
+		parts = append(parts, s)
+	}
+	return strings.Join(parts, "; ")
 }

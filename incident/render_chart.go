@@ -283,6 +283,9 @@ func NiceGridlines(lo, hi float64) []float64 {
 		hi = lo + 1
 	}
 	span := hi - lo
+	if math.IsInf(span, 0) || span < 1e-300 {
+		return []float64{lo, hi}
+	}
 	exp := math.Floor(math.Log10(span))
 	var best []float64
 	bestWidth := math.Inf(1)

@@ -11,6 +11,22 @@ var mdFuncs = map[string]any{
 	"cell": mdCell,
 	"url":  mdURL,
 	"code": mdCode,
+	"milestoneCell": func(m milestoneView) string {
+		var parts []string
+		if m.Note != "" {
+			parts = append(parts, mdEscape(m.Note))
+		}
+		if m.Source != "" {
+			parts = append(parts, "*Source:* "+mdEscape(m.Source))
+		}
+		if m.Uncertain != "" {
+			parts = append(parts, "*"+mdEscape(m.Uncertain)+"*")
+		}
+		if len(parts) == 0 {
+			return " "
+		}
+		return strings.Join(parts, "<br>")
+	},
 	"lessonsMD": func(heading string, items []string) lessonsView {
 		return lessonsView{Heading: heading, Items: items}
 	},
@@ -60,7 +76,7 @@ func mdEscape(s string) string {
 				b.WriteByte('\\')
 			}
 		case '.', ')':
-			if isLeadingNumber(s[:i]) {
+			if isLeadingNumber(s[:i]) && (next == ' ' || next == utf8.RuneError) {
 				b.WriteByte('\\')
 			}
 		}

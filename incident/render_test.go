@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -351,6 +352,8 @@ func TestNiceGridlines(t *testing.T) {
 		{0, 0.8, []float64{0, 0.3, 0.6, 0.9}},
 		{0, 4200, []float64{0, 2500, 5000}},
 		{-5, 20, []float64{-10, 0, 10, 20}},
+		{-1e308, 1e308, []float64{-1e308, 1e308}}, // the span overflows
+		{0, 1e-310, []float64{0, 1e-310}},
 	} {
 		got := NiceGridlines(tc.lo, tc.hi)
 		if diff := cmp.Diff(tc.want, got); diff != "" {
@@ -484,4 +487,116 @@ func TestParagraphs(t *testing.T) {
 			t.Errorf("paragraphs(%q) (-want +got):\n%s", in, diff)
 		}
 	}
+}
+
+// FuzzRender renders any document Decode accepts: no panic, no markup from the input.
+func FuzzRender(f *testing.F) {
+	for _, name := range renderExamples {
+		b, err := os.ReadFile(filepath.Join("..", "examples", "incidents", name+".incident.yaml"))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
+	f.Add([]byte(hostile))
+	f.Add([]byte("id: x\nstatus: resolved\ntitle: t\nmilestones: [{name: detected, at: 2026-01-01T00:00:00Z}]\nseries: {unit: ms, points: [{at: 2026-01-01T00:00:00Z, value: 1}]}\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		doc, err := Decode("fuzz.incident.yaml", data)
+		if err != nil {
+			return
+		}
+		_ = doc.ChartCaption()
+		for _, public := range []bool{false, true} {
+			var h, m bytes.Buffer
+			if err := RenderHTML(&h, doc, RenderOptions{Public: public}); err == nil {
+				if low := strings.ToLower(h.String()); strings.Contains(low, "<script") || strings.Contains(low, `="javascript:`) {
+					t.Fatalf("public=%v: markup from the input reached the page", public)
+				}
+			}
+			_ = RenderMarkdown(&m, doc, RenderOptions{Public: public})
+		}
+	})
+}
+
+func BenchmarkRenderHTML(b *testing.B) {
+	doc := loadRenderExample(b, "payment-timeout")
+	var buf bytes.Buffer
+	b.ReportAllocs()
+	for b.Loop() {
+		buf.Reset()
+		if err := RenderHTML(&buf, doc, RenderOptions{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func ExampleNiceGridlines() {
+	fmt.Println(NiceGridlines(0, 52))
+	fmt.Println(NiceGridlines(0, 4200))
+	// Output:
+	// [0 30 60]
+	// [0 2500 5000]
+}
+
+func ExampleDocument_ChartCaption() {
+	doc, err := Decode("example.incident.yaml", []byte(`
+id: INC-1
+status: resolved
+title: Checkout failures
+milestones:
+  - {name: impact_start, at: 2026-09-12T09:00:00Z}
+  - {name: detected, at: 2026-09-12T09:20:00Z, source: error-rate alert}
+  - {name: mitigated, at: 2026-09-12T10:00:00Z}
+series:
+  unit: "%"
+  points:
+    - {at: 2026-09-12T09:00:00Z, value: 0}
+    - {at: 2026-09-12T09:20:00Z, value: 4}
+    - {at: 2026-09-12T09:40:00Z, value: 31}
+    - {at: 2026-09-12T10:00:00Z, value: 1}
+`))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(doc.ChartCaption())
+	// Output:
+	// Gridlines 0/20/40%. Dashed: detected 09:20 at 4%, mitigated 10:00. Peak 31% — eight times worse than when the alert fired.
+}
+
+func ExampleRenderMarkdown() {
+	doc, err := Decode("example.incident.yaml", []byte(`
+id: INC-2
+status: resolved
+title: Router limit breached
+time_zone: UTC
+milestones:
+  - {name: impact_start, at: 2024-09-17T05:15:00Z}
+  - {name: mitigated, at: 2024-09-17T07:30:00Z}
+public:
+  overview: Between 5:15 and 7:30 UTC ({{duration}}) some requests failed. We apologise.
+  who_was_affected: 0.6% of customers.
+  what_happened: A resource limit on the router was reached.
+`))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	if err := RenderMarkdown(os.Stdout, doc, RenderOptions{Public: true}); err != nil {
+		fmt.Println(err)
+	}
+	// Output:
+	// # Router limit breached
+	//
+	// *17 September 2024, 05:15 – 07:30 UTC*
+	//
+	// Between 5:15 and 7:30 UTC (2h 15m) some requests failed. We apologise.
+	//
+	// ## Who was affected?
+	//
+	// 0.6% of customers.
+	//
+	// ## What happened?
+	//
+	// A resource limit on the router was reached.
 }
