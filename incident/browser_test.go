@@ -20,6 +20,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
 )
@@ -89,7 +91,8 @@ const measureJS = `(() => {
 })()`
 
 // TestBrowserLayout renders pages, serves them on loopback and drives headless
-// Chromium at phone (375 px) and desktop (1280 px) widths: the whole title is visible,
+// Chromium at phone (375 px) and desktop (1280 px) widths, and with the print stylesheet
+// on an A4 width (794 px): the whole title is visible,
 // nothing overflows horizontally, and the page requests nothing but itself. Full-page
 // screenshots are kept in $GOODPUT_ARTIFACTS (or a temporary directory); with
 // $GOODPUT_SCREENSHOT_DIR set, the 1280 px screenshot of seed 000 is also written there
@@ -194,13 +197,20 @@ func TestBrowserLayout(t *testing.T) {
 	defer cancelRun()
 
 	for _, p := range pages {
-		for _, width := range []int64{375, 1280} {
-			t.Run(p.name+"/"+itoa(width), func(t *testing.T) {
+		for _, view := range []struct {
+			width int64
+			media string // "print" applies the print stylesheet
+		}{{375, ""}, {1280, ""}, {794, "print"}} {
+			width, shotName := view.width, p.name+"-"+itoa(view.width)
+			if view.media != "" {
+				shotName = p.name + "-" + view.media
+			}
+			t.Run(p.name+"/"+strings.TrimPrefix(shotName, p.name+"-"), func(t *testing.T) {
 				url := srv.URL + "/" + p.name + ".html"
 				mu.Lock()
 				requested = requested[:0]
 				mu.Unlock()
-				if err := chromedp.Do(ctx, chromedp.EmulateViewport(width, 900), chromedp.Navigate(url)); err != nil {
+				if err := chromedp.Do(ctx, emulateMedia(view.media), chromedp.EmulateViewport(width, 900), chromedp.Navigate(url)); err != nil {
 					t.Fatal(err)
 				}
 				m, err := chromedp.Run(ctx, chromedp.Evaluate[layout](measureJS))
@@ -247,12 +257,12 @@ func TestBrowserLayout(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				shot := filepath.Join(artifacts, p.name+"-"+itoa(width)+".png")
+				shot := filepath.Join(artifacts, shotName+".png")
 				if err := os.WriteFile(shot, full, 0o644); err != nil {
 					t.Fatal(err)
 				}
 				t.Logf("screenshot: %s (%d KB)", shot, len(full)/1024)
-				if dir := os.Getenv("GOODPUT_SCREENSHOT_DIR"); dir != "" && p.name == "seed000" && width == 1280 {
+				if dir := os.Getenv("GOODPUT_SCREENSHOT_DIR"); dir != "" && p.name == "seed000" && width == 1280 && view.media == "" {
 					small, err := compactPNG(full)
 					if err != nil {
 						t.Fatal(err)
@@ -276,6 +286,14 @@ func TestBrowserLayout(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// emulateMedia sets the CSS media type ("print", or "" for the default screen).
+func emulateMedia(media string) chromedp.Action[chromedp.Void] {
+	return func(ctx context.Context, t *chromedp.Target) (chromedp.Void, error) {
+		_, err := cdp.Call(ctx, t, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{Media: media})
+		return chromedp.Void{}, err
 	}
 }
 
