@@ -3,7 +3,6 @@ package scenario
 import (
 	"errors"
 	"fmt"
-	"math"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -249,101 +248,6 @@ func TestUnmarshalErrors(t *testing.T) {
 	}
 }
 
-func TestUnmarshalLimits(t *testing.T) {
-	t.Run("size", func(t *testing.T) {
-		big := "name: " + strings.Repeat("x", maxFileSize) + "\n"
-		_, err := decodeTest(big)
-		want := fmt.Sprintf("t.yaml: file is %d bytes; expected a document of at most %d bytes", len(big), maxFileSize)
-		if err == nil || err.Error() != want {
-			t.Errorf("got %v; want %s", err, want)
-		}
-	})
-	t.Run("flow nesting", func(t *testing.T) {
-		_, err := decodeTest("extra: " + strings.Repeat("[", 10000) + strings.Repeat("]", 10000))
-		want := fmt.Sprintf("t.yaml:1:%d: collections nested more than 64 deep; expected a shallower document", 8+64)
-		if err == nil || err.Error() != want {
-			t.Errorf("got %v; want %s", err, want)
-		}
-	})
-	t.Run("compact nesting", func(t *testing.T) {
-		_, err := decodeTest("extra:\n  " + strings.Repeat("- ", 10000) + "1\n")
-		want := fmt.Sprintf("t.yaml:2:%d: more than 64 nested indicators on one line; expected a shallower document", 3+2*64)
-		if err == nil || err.Error() != want {
-			t.Errorf("got %v; want %s", err, want)
-		}
-	})
-	t.Run("keys in one mapping", func(t *testing.T) {
-		var b strings.Builder
-		b.WriteString("labels:\n")
-		for i := range 300 {
-			fmt.Fprintf(&b, "  k%d: v\n", i)
-		}
-		_, err := decodeTest(b.String())
-		want := "t.yaml:258:3: a mapping with more than 256 keys; expected a smaller mapping"
-		if err == nil || err.Error() != want {
-			t.Errorf("got %v; want %s", err, want)
-		}
-	})
-	t.Run("keys in many mappings", func(t *testing.T) {
-		// 2000 list items of 3 keys each, two layouts, and 200 labels: all fine.
-		var b strings.Builder
-		b.WriteString("classes:\n")
-		for i := range 1000 {
-			fmt.Fprintf(&b, "  - name: c%d\n    share: 0%%\n    rate: 1/s\n", i)
-		}
-		b.WriteString("labels:\n")
-		for i := range 200 {
-			fmt.Fprintf(&b, "  k%d: v\n", i)
-		}
-		b.WriteString("extra:\n")
-		for i := range 1000 {
-			fmt.Fprintf(&b, "- a: %d\n  b:\n  - c: 1\n    d: 2\n", i)
-		}
-		d, err := decodeTest(b.String())
-		if err != nil || len(d.Classes) != 1000 || len(d.Labels) != 200 {
-			t.Errorf("got %d classes, %d labels, %v", len(d.Classes), len(d.Labels), err)
-		}
-	})
-	t.Run("alias expansion", func(t *testing.T) {
-		// Each level doubles the values: 2^30 without a limit.
-		var b strings.Builder
-		b.WriteString("a0: &a0 [1, 1]\n")
-		for i := 1; i <= 30; i++ {
-			fmt.Fprintf(&b, "a%d: &a%d [*a%d, *a%d]\n", i, i, i-1, i-1)
-		}
-		src := "extra:\n" + indent(b.String()) + "name: x\n"
-		start := time.Now()
-		_, err := decodeTest(src)
-		if err == nil || !strings.Contains(err.Error(), "expands to more than 100000 values") {
-			t.Errorf("got %v; want an expansion error", err)
-		}
-		if time.Since(start) > 5*time.Second {
-			t.Errorf("took %v", time.Since(start))
-		}
-	})
-	t.Run("many errors", func(t *testing.T) {
-		var b strings.Builder
-		for i := range 200 {
-			fmt.Fprintf(&b, "k%d: 1\n", i)
-		}
-		_, err := decodeTest(b.String())
-		var list ErrorList
-		if !errors.As(err, &list) || len(list) != maxErrors+1 || !strings.HasSuffix(err.Error(), "t.yaml:51:1: more than 50 problems; stopping here") {
-			t.Errorf("got %d errors, ending %q", len(list), list[len(list)-1])
-		}
-	})
-}
-
-func indent(s string) string {
-	lines := strings.SplitAfter(s, "\n")
-	for i, l := range lines {
-		if l != "" {
-			lines[i] = "  " + l
-		}
-	}
-	return strings.Join(lines, "")
-}
-
 func TestUnmarshalNeedsPointer(t *testing.T) {
 	var d testDoc
 	if err := Unmarshal("t.yaml", []byte("name: x\n"), d); err == nil {
@@ -351,41 +255,6 @@ func TestUnmarshalNeedsPointer(t *testing.T) {
 	}
 	if err := Unmarshal("t.yaml", []byte("name: x\n"), (*testDoc)(nil)); err == nil {
 		t.Error("Unmarshal into a nil pointer succeeded")
-	}
-}
-
-func TestPaths(t *testing.T) {
-	for _, tt := range []struct{ path, parent string }{
-		{"$.a.b", "$.a"},
-		{"$.a[3]", "$.a"},
-		{"$.a['x.y']", "$.a"},
-		{"$.a['x[1]']", "$.a"},
-		{"$.a", "$"},
-		{"$", "$"},
-	} {
-		if got := parentPath(tt.path); got != tt.parent {
-			t.Errorf("parentPath(%q) = %q; want %q", tt.path, got, tt.parent)
-		}
-	}
-	if got := keyPath("$.a", "x.y"); got != "$.a['x.y']" {
-		t.Errorf("keyPath = %q", got)
-	}
-	if got := keyPath("$.a", "it's"); got != "$.a['it''s']" {
-		t.Errorf("keyPath = %q", got)
-	}
-	var errs Errors
-	errs.Merge("$.x[2]", Errors{{Path: "$", Msg: "a"}, {Path: "$.p", Msg: "b"}})
-	errs.Merge("$.y", errors.New("c"))
-	errs.Merge("$.z", nil)
-	want := Errors{{"$.x[2]", "a"}, {"$.x[2].p", "b"}, {"$.y", "c"}}
-	if !reflect.DeepEqual(errs, want) {
-		t.Errorf("Merge = %+v; want %+v", errs, want)
-	}
-	if got := errs.Error(); got != "x[2]: a\nx[2].p: b\ny: c" {
-		t.Errorf("Errors.Error() = %q", got)
-	}
-	if (Errors{}).Err() != nil {
-		t.Error("empty Errors.Err() is not nil")
 	}
 }
 
@@ -417,20 +286,6 @@ func TestFirstSentence(t *testing.T) {
 		if got := firstSentence(in); got != want {
 			t.Errorf("firstSentence(%q) = %q; want %q", in, got, want)
 		}
-	}
-}
-
-func TestEditDistance(t *testing.T) {
-	for _, tt := range []struct {
-		a, b string
-		d    int
-	}{{"", "", 0}, {"tick", "tik", 1}, {"kitten", "sitting", 3}, {"abc", "", 3}} {
-		if got := editDistance(tt.a, tt.b); got != tt.d {
-			t.Errorf("editDistance(%q, %q) = %d; want %d", tt.a, tt.b, got, tt.d)
-		}
-	}
-	if editDistance(strings.Repeat("a", 100), "a") != math.MaxInt {
-		t.Error("long keys are compared")
 	}
 }
 

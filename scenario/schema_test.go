@@ -2,6 +2,7 @@ package scenario
 
 import (
 	"bytes"
+	"encoding"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -12,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"goodput/yamlfile"
 )
 
 func loadSchema(t *testing.T) map[string]any {
@@ -368,8 +371,8 @@ func propertyNames(s map[string]any) []string {
 
 func keysOf(t reflect.Type) []string {
 	var names []string
-	for _, f := range fieldsOf(t) {
-		names = append(names, f.name)
+	for _, f := range yamlfile.Fields(t) {
+		names = append(names, f.Name)
 	}
 	slices.Sort(names)
 	return names
@@ -384,11 +387,11 @@ func collectStructs(t reflect.Type, out map[string]reflect.Type) {
 	if t.Kind() != reflect.Struct || out[t.Name()] != nil {
 		return
 	}
-	if reflect.PointerTo(t).Implements(textUnmarshalerType) && !reflect.PointerTo(t).Implements(afterDecoderType) {
+	if pt := reflect.PointerTo(t); pt.Implements(reflect.TypeFor[encoding.TextUnmarshaler]()) && !pt.Implements(reflect.TypeFor[yamlfile.Checker]()) {
 		return // decoded from text
 	}
 	out[t.Name()] = t
-	for _, f := range fieldsOf(t) {
-		collectStructs(t.FieldByIndex(f.index).Type, out)
+	for _, f := range yamlfile.Fields(t) {
+		collectStructs(t.FieldByIndex(f.Index).Type, out)
 	}
 }

@@ -543,8 +543,9 @@ func clampDuration(ns float64) time.Duration {
 	return time.Duration(math.Round(ns))
 }
 
-// afterDecode checks a Quantiles the decoder has just read from a mapping.
-func (q *Quantiles) afterDecode() error {
+// CheckYAML checks a Quantiles the decoder has just read from a mapping
+// (see [yamlfile.Checker]): both p50 and p99 must be written.
+func (q *Quantiles) CheckYAML() error {
 	var errs Errors
 	switch {
 	case q.P50 == 0 && q.P99 == 0:
@@ -692,8 +693,9 @@ func (d Dist) Validate() error {
 	return errs.Err()
 }
 
-// afterDecode checks a Dist the decoder has just read from a mapping.
-func (d *Dist) afterDecode() error { return d.Validate() }
+// CheckYAML checks a Dist the decoder has just read from a mapping (see
+// [yamlfile.Checker]): exactly one form must be set.
+func (d *Dist) CheckYAML() error { return d.Validate() }
 
 // UnmarshalText decodes the scalar shorthand: a duration is a constant.
 func (d *Dist) UnmarshalText(b []byte) error {
