@@ -1,48 +1,52 @@
 package evidence
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
+	"reflect"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
-	yaml "github.com/goccy/go-yaml"
-	"github.com/goccy/go-yaml/ast"
-	"github.com/goccy/go-yaml/parser"
-	"github.com/goccy/go-yaml/token"
+	"goodput/yamlfile"
 )
 
 // Decode decodes a packet from data, the contents of the file named filename (used in error
 // messages only), and validates it (see [Packet.Validate]).
 //
-// Decoding is strict: an unknown key, a duplicated key, a number written as text, a missing
-// formula or claim, anchors, aliases and tags are all errors. Every error reads
-// `file:line:col: what is wrong, what is expected`; a problem inside a formula points at the
-// offending part of the formula. When there are several problems, the error joins them, one
-// per line, and each is an [*Error].
+// Decoding is strict (package yamlfile does it): an unknown key, a duplicated key, a number
+// written as text or in anything but decimal, a missing value, formula or claim, anchors,
+// aliases and tags are all errors. Every error reads `file:line:col: what is wrong; what is
+// expected`; a problem inside a formula points at the offending part of the formula. When
+// there are several problems, the error joins them, one per line, and each is an [*Error].
 func Decode(filename string, data []byte) (*Packet, error) {
-	file, err := parse(data)
+	var f packetFile
+	claims := map[string]string{} // YAML path of each number → its text as written
+	dec := yamlfile.Decoder{
+		Document:  "packet",
+		Nulls:     yamlfile.NullsRefused,
+		NoAliases: true, // a formula's offsets map to the file only where it is written out
+		Scalar:    func(s yamlfile.Scalar) (any, error) { return decodeScalar(s, claims) },
+		Expect:    expect,
+	}
+	pos, err := dec.Decode(filename, data, &f)
 	if err != nil {
-		return nil, yamlError(filename, err)
+		return nil, fileErrors(err)
 	}
-	lines := strings.Split(string(data), "\n")
-	for i, l := range lines {
-		lines[i] = strings.TrimSuffix(l, "\r")
-	}
-	d := &decoder{file: filename, lines: lines}
-	p := &Packet{at: where{file: filename, line: 1, col: 1}}
-	switch {
-	case len(file.Docs) == 0 || file.Docs[0].Body == nil:
-		d.errs = append(d.errs, p.at.errorf("packet is empty; expected a mapping with title, inputs and figures"))
-	case len(file.Docs) > 1:
-		d.fail(file.Docs[1], "file holds %d YAML documents; expected one packet per file", len(file.Docs))
-	default:
-		d.packet(p, file.Docs[0].Body)
-	}
-	if len(d.errs) > 0 {
-		return nil, errors.Join(d.errs...)
+	b := &builder{file: filename, pos: pos, lines: sourceLines(data), texts: claims}
+	p := b.packet(&f)
+	if len(b.errs) > 0 {
+		slices.SortStableFunc(b.errs, func(a, b *Error) int {
+			return cmp.Or(cmp.Compare(a.Line, b.Line), cmp.Compare(a.Col, b.Col))
+		})
+		errs := make([]error, len(b.errs))
+		for i, e := range b.errs {
+			errs[i] = e
+		}
+		return nil, errors.Join(errs...)
 	}
 	if err := p.Validate(); err != nil {
 		return nil, err
@@ -50,340 +54,181 @@ func Decode(filename string, data []byte) (*Packet, error) {
 	return p, nil
 }
 
-// parse runs the YAML parser, turning a panic inside it (which a malformed file must never
-// cause, but which the fuzz target would otherwise surface as a crash) into an error.
-func parse(data []byte) (f *ast.File, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			f, err = nil, fmt.Errorf("the YAML parser failed on this input (%v)", r)
-		}
-	}()
-	return parser.ParseBytes(data, 0)
+// packetFile is a packet as written, before its figures get their tolerances. Inputs and
+// figures are mappings; their order in the file is recovered from the keys' positions.
+type packetFile struct {
+	Title   string                `yaml:"title"`
+	Source  string                `yaml:"source"`
+	Inputs  map[string]inputFile  `yaml:"inputs"`
+	Figures map[string]figureFile `yaml:"figures"`
 }
 
-// yamlError turns a YAML syntax error into an [*Error] with a position.
-func yamlError(filename string, err error) error {
-	var ye yaml.Error
-	if errors.As(err, &ye) {
-		if tk := ye.GetToken(); tk != nil && tk.Position != nil {
-			return &Error{File: filename, Line: tk.Position.Line, Col: tk.Position.Column,
-				Msg: "not valid YAML: " + ye.GetMessage()}
-		}
-		return &Error{File: filename, Msg: "not valid YAML: " + ye.GetMessage()}
-	}
-	return &Error{File: filename, Msg: "not valid YAML: " + err.Error()}
+type inputFile struct {
+	Value float64 `yaml:"value,required"`
+	Unit  string  `yaml:"unit"`
+	Note  string  `yaml:"note"`
 }
 
-// decoder walks the YAML tree, collecting every problem it meets.
-type decoder struct {
-	file  string
-	lines []string // the file's lines, to map formula offsets to columns
-	errs  []error
+type figureFile struct {
+	Formula   expression `yaml:"formula,required"`
+	Claim     float64    `yaml:"claim,required"`
+	Unit      string     `yaml:"unit"`
+	Tolerance *float64   `yaml:"tolerance"`
+	Precision *decimals  `yaml:"precision"`
+	Note      string     `yaml:"note"`
 }
 
-func (d *decoder) at(n ast.Node) where {
-	line, col := position(n)
-	return where{file: d.file, line: line, col: col}
-}
+// expression is a formula as written; decimals is a number of decimals, from 0 to 15.
+type (
+	expression string
+	decimals   int
+)
 
-func (d *decoder) fail(n ast.Node, format string, args ...any) {
-	d.errs = append(d.errs, d.at(n).errorf(format, args...))
-}
+var (
+	floatType    = reflect.TypeFor[float64]()
+	decimalsType = reflect.TypeFor[decimals]()
+)
 
-// position is where a node starts: a mapping starts at its first key.
-func position(n ast.Node) (line, col int) {
-	switch m := n.(type) {
-	case *ast.MappingNode:
-		if len(m.Values) > 0 && !m.IsFlowStyle {
-			return position(m.Values[0])
-		}
-	case *ast.MappingValueNode:
-		return position(m.Key)
+func expect(t reflect.Type) string {
+	switch t {
+	case reflect.TypeFor[expression]():
+		return "a formula over inputs and figures, such as rate * (1 + retry)"
+	case decimalsType:
+		return "a whole number of decimals from 0 to 15"
 	}
-	if tk := tokenOf(n); tk != nil && tk.Position != nil {
-		return tk.Position.Line, tk.Position.Column
-	}
-	return 0, 0
-}
-
-// tokenOf returns a node's token, or nil. Some nodes' GetToken methods dereference fields
-// that can be nil (a document without a "---" line), so a panic is taken as "no token".
-func tokenOf(n ast.Node) (tk *token.Token) {
-	if n == nil {
-		return nil
-	}
-	if doc, ok := n.(*ast.DocumentNode); ok {
-		if doc.Start != nil {
-			return doc.Start
-		}
-		return tokenOf(doc.Body)
-	}
-	defer func() {
-		if recover() != nil {
-			tk = nil
-		}
-	}()
-	return n.GetToken()
-}
-
-// describe names the kind of a node for "found X" messages.
-func describe(n ast.Node) string {
-	switch n := n.(type) {
-	case nil, *ast.NullNode:
-		return "nothing"
-	case *ast.MappingNode, *ast.MappingValueNode:
-		return "a mapping"
-	case *ast.SequenceNode:
-		return "a list"
-	case *ast.StringNode:
-		return fmt.Sprintf("text %q", n.Value)
-	case *ast.LiteralNode:
-		return "a block of text"
-	case *ast.AnchorNode, *ast.AliasNode:
-		return "an anchor or alias"
-	case *ast.TagNode:
-		return "a tagged value"
-	}
-	if tk := tokenOf(n); tk != nil {
-		return fmt.Sprintf("%q", tk.Value)
-	}
-	return "an unexpected value"
-}
-
-// mapping returns the entries of a mapping node, or reports that n is not one.
-func (d *decoder) mapping(n ast.Node, what, expected string) ([]*ast.MappingValueNode, bool) {
-	switch m := n.(type) {
-	case *ast.MappingNode:
-		return m.Values, true
-	case *ast.MappingValueNode:
-		return []*ast.MappingValueNode{m}, true
-	}
-	d.fail(n, "%s is %s; expected %s", what, describe(n), expected)
-	return nil, false
-}
-
-// key returns the name of a mapping key, or reports that it is not a plain name.
-func (d *decoder) key(e *ast.MappingValueNode) (string, bool) {
-	if s, ok := e.Key.(*ast.StringNode); ok {
-		return s.Value, true
-	}
-	d.fail(e.Key, "key %s is not a name; expected a plain name such as attempt_rate", describe(e.Key))
-	return "", false
-}
-
-// packet decodes the top-level mapping.
-func (d *decoder) packet(p *Packet, body ast.Node) {
-	entries, ok := d.mapping(body, "the packet", "a mapping with title, source, inputs and figures")
-	if !ok {
-		return
-	}
-	p.at = d.at(body)
-	for _, e := range entries {
-		k, ok := d.key(e)
-		if !ok {
-			continue
-		}
-		switch k {
-		case "title":
-			p.Title, _ = d.text(e.Value, "title")
-		case "source":
-			p.Source, _ = d.text(e.Value, "source")
-		case "inputs":
-			d.inputs(p, e.Value)
-		case "figures":
-			d.figures(p, e.Value)
-		default:
-			d.fail(e.Key, "unknown key %q in the packet; expected title, source, inputs or figures", k)
-		}
-	}
-}
-
-func (d *decoder) inputs(p *Packet, n ast.Node) {
-	entries, ok := d.mapping(n, "inputs", "a mapping of names to {value: NUMBER, unit: TEXT, note: TEXT}")
-	if !ok {
-		return
-	}
-	for _, e := range entries {
-		name, ok := d.key(e)
-		if !ok {
-			continue
-		}
-		in := Input{Name: name, at: d.at(e.Key)}
-		fields, ok := d.mapping(e.Value, fmt.Sprintf("input %q", name), "a mapping such as {value: 9000, unit: 1/s}")
-		if !ok {
-			continue
-		}
-		hasValue := false
-		for _, f := range fields {
-			k, ok := d.key(f)
-			if !ok {
-				continue
-			}
-			what := fmt.Sprintf("input %q: %s", name, k)
-			switch k {
-			case "value":
-				hasValue = true
-				in.Value, _, _ = d.number(f.Value, what)
-			case "unit":
-				in.Unit, _ = d.text(f.Value, what)
-			case "note":
-				in.Note, _ = d.text(f.Value, what)
-			default:
-				d.fail(f.Key, "unknown key %q in input %q; expected value, unit or note", k, name)
-			}
-		}
-		if !hasValue {
-			d.fail(e.Key, "input %q has no value; expected value: NUMBER", name)
-		}
-		p.Inputs = append(p.Inputs, in)
-	}
-}
-
-func (d *decoder) figures(p *Packet, n ast.Node) {
-	entries, ok := d.mapping(n, "figures", "a mapping of names to {formula: EXPRESSION, claim: NUMBER}")
-	if !ok {
-		return
-	}
-	for _, e := range entries {
-		name, ok := d.key(e)
-		if !ok {
-			continue
-		}
-		fig := Figure{Name: name, at: d.at(e.Key)}
-		fields, ok := d.mapping(e.Value, fmt.Sprintf("figure %q", name), "a mapping such as {formula: a * b, claim: 1.5}")
-		if !ok {
-			continue
-		}
-		var (
-			hasFormula, hasClaim, hasTolerance bool
-			precision                          = -1
-			claimNode, precisionNode           ast.Node
-		)
-		for _, f := range fields {
-			k, ok := d.key(f)
-			if !ok {
-				continue
-			}
-			what := fmt.Sprintf("figure %q: %s", name, k)
-			switch k {
-			case "formula":
-				hasFormula = true
-				if text, ok := d.text(f.Value, what); ok {
-					fig.Formula = text
-					fig.formula = d.formulaAt(f.Value)
-				}
-			case "claim":
-				hasClaim = true
-				claimNode = f.Value
-				fig.Claim, fig.ClaimText, _ = d.number(f.Value, what)
-			case "unit":
-				fig.Unit, _ = d.text(f.Value, what)
-			case "note":
-				fig.Note, _ = d.text(f.Value, what)
-			case "tolerance":
-				hasTolerance = true
-				if v, _, ok := d.number(f.Value, what); ok {
-					if v < 0 {
-						d.fail(f.Value, "%s is %v; expected a number ≥ 0", what, v)
-					}
-					fig.Tolerance = v
-				}
-			case "precision":
-				precisionNode = f.Key
-				precision = d.decimals(f.Value, what)
-			default:
-				d.fail(f.Key, "unknown key %q in figure %q; expected formula, claim, unit, tolerance, precision or note", k, name)
-			}
-		}
-		if !hasFormula {
-			d.fail(e.Key, "figure %q has no formula; expected formula: EXPRESSION over inputs and figures", name)
-		}
-		if !hasClaim {
-			d.fail(e.Key, "figure %q has no claim; expected claim: NUMBER, the figure the document states", name)
-		}
-		switch stated := statedDecimals(fig.ClaimText); {
-		case hasTolerance && precisionNode != nil:
-			d.fail(precisionNode, "figure %q has both tolerance and precision; expected one of them", name)
-		case hasTolerance:
-			fig.Basis = "declared tolerance"
-		case precision >= 0:
-			fig.Tolerance = halfUnit(precision)
-			fig.Basis = fmt.Sprintf("precision %d", precision)
-			if hasClaim && fig.ClaimText != "" && stated > precision {
-				d.fail(claimNode, "figure %q claims %s, written to %s, but its precision is %d; expected at most %s",
-					name, fig.ClaimText, statedAs(stated), precision, statedAs(precision))
-			}
-		case fig.ClaimText != "":
-			fig.Tolerance = halfUnit(stated)
-			fig.Basis = "as written: " + statedAs(stated)
-		}
-		p.Figures = append(p.Figures, fig)
-	}
-}
-
-// text returns the text of a scalar node.
-func (d *decoder) text(n ast.Node, what string) (string, bool) {
-	switch n := n.(type) {
-	case *ast.StringNode:
-		return n.Value, true
-	case *ast.LiteralNode:
-		if n.Value != nil {
-			return n.Value.Value, true
-		}
-	case *ast.IntegerNode, *ast.FloatNode, *ast.BoolNode:
-		if tk := tokenOf(n); tk != nil {
-			return tk.Value, true
-		}
-	}
-	d.fail(n, "%s is %s; expected text", what, describe(n))
-	return "", false
+	return ""
 }
 
 // decimalRE is a number as people write it: digits, an optional fraction, an optional exponent.
 var decimalRE = regexp.MustCompile(`^[-+]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][-+]?[0-9]+)?$`)
 
-// number returns the value of a plain decimal number and its text as written.
-func (d *decoder) number(n ast.Node, what string) (float64, string, bool) {
-	switch s := n.(type) {
-	case *ast.IntegerNode, *ast.FloatNode:
-		text := ""
-		if tk := tokenOf(n); tk != nil {
-			text = tk.Value
-		}
-		if !decimalRE.MatchString(text) {
-			d.fail(n, "%s is %s; expected a decimal number such as 14054.4", what, text)
-			return 0, "", false
-		}
-		v, err := strconv.ParseFloat(text, 64)
-		if err != nil || !finite(v) {
-			d.fail(n, "%s is %s; expected a finite number", what, text)
-			return 0, "", false
-		}
-		return v, text, true
-	case *ast.StringNode:
-		if tk := tokenOf(s); tk != nil && tk.Type == token.StringType && decimalRE.MatchString(s.Value) {
-			// A plain number the YAML parser left as text: one too large for a float64.
-			d.fail(n, "%s is %s; expected a finite number", what, s.Value)
-			return 0, "", false
-		}
-		d.fail(n, "%s is %s; expected a number written without quotes, thousands separators or units", what, describe(n))
-	case *ast.InfinityNode, *ast.NanNode:
-		d.fail(n, "%s is %s; expected a finite number", what, describe(n))
-	default:
-		d.fail(n, "%s is %s; expected a number", what, describe(n))
+// decodeScalar reads numbers in decimal only (not 0x1F, .inf or 1_000), noting each one's
+// text in texts by path, so that a claim's stated precision is known; a quoted number is left
+// to yamlfile, which says it is text.
+func decodeScalar(s yamlfile.Scalar, texts map[string]string) (any, error) {
+	if s.Style != yamlfile.Plain {
+		return nil, nil
 	}
-	return 0, "", false
+	switch s.Type {
+	case floatType:
+		if !decimalRE.MatchString(s.Text) {
+			return nil, fmt.Errorf("%s is not a decimal number; expected a number such as 14054.4, written without quotes, thousands separators or units", s.Text)
+		}
+		v, err := strconv.ParseFloat(s.Text, 64)
+		if err != nil || !finite(v) {
+			return nil, fmt.Errorf("%s is out of range; expected a finite number", s.Text)
+		}
+		texts[s.Path] = s.Text
+		return v, nil
+	case decimalsType:
+		n, err := strconv.Atoi(s.Text)
+		if err != nil || n < 0 || n > 15 || strings.ContainsAny(s.Text, "+-") {
+			return nil, fmt.Errorf("got %s; expected %s", s.Text, expect(decimalsType))
+		}
+		return decimals(n), nil
+	}
+	return nil, nil
 }
 
-// decimals returns a precision: a whole number of decimals from 0 to 15.
-func (d *decoder) decimals(n ast.Node, what string) int {
-	if tk := tokenOf(n); tk != nil && tk.Type == token.IntegerType {
-		if v, err := strconv.Atoi(tk.Value); err == nil && v >= 0 && v <= 15 {
-			return v
-		}
+// fileErrors turns yamlfile's errors into *Errors.
+func fileErrors(err error) error {
+	var list yamlfile.ErrorList
+	if !errors.As(err, &list) {
+		return &Error{Msg: err.Error()}
 	}
-	d.fail(n, "%s is %s; expected a whole number of decimals from 0 to 15", what, describe(n))
-	return -1
+	errs := make([]error, len(list))
+	for i, e := range list {
+		errs[i] = &Error{File: e.File, Line: e.Line, Col: e.Column, Msg: e.Problem()}
+	}
+	return errors.Join(errs...)
+}
+
+// sourceLines splits data into lines as the YAML parser counts them.
+func sourceLines(data []byte) []string {
+	src := strings.TrimPrefix(string(data), "\ufeff")
+	src = strings.ReplaceAll(strings.ReplaceAll(src, "\r\n", "\n"), "\r", "\n")
+	return strings.Split(src, "\n")
+}
+
+// builder makes a Packet of a decoded packetFile, working out each figure's tolerance.
+type builder struct {
+	file  string
+	pos   *yamlfile.Positions
+	lines []string          // the file's lines, to map formula offsets to columns
+	texts map[string]string // numbers as written, by path
+	errs  []*Error
+}
+
+func (b *builder) at(path string) where {
+	line, col := b.pos.Value(path)
+	return where{file: b.file, line: line, col: col}
+}
+
+func (b *builder) keyAt(path string) where {
+	line, col := b.pos.Key(path)
+	return where{file: b.file, line: line, col: col}
+}
+
+func (b *builder) fail(at where, format string, args ...any) {
+	b.errs = append(b.errs, at.errorf(format, args...))
+}
+
+// inOrder returns the keys of the mapping at path in the order they are written.
+func inOrder[V any](b *builder, path string, m map[string]V) []string {
+	names := make([]string, 0, len(m))
+	for name := range m {
+		names = append(names, name)
+	}
+	slices.SortFunc(names, func(x, y string) int {
+		xl, xc := b.pos.Key(yamlfile.KeyPath(path, x))
+		yl, yc := b.pos.Key(yamlfile.KeyPath(path, y))
+		return cmp.Or(cmp.Compare(xl, yl), cmp.Compare(xc, yc))
+	})
+	return names
+}
+
+func (b *builder) packet(f *packetFile) *Packet {
+	p := &Packet{Title: f.Title, Source: f.Source, at: b.at("$")}
+	for _, name := range inOrder(b, "$.inputs", f.Inputs) {
+		in := f.Inputs[name]
+		p.Inputs = append(p.Inputs, Input{Name: name, Value: in.Value, Unit: in.Unit, Note: in.Note,
+			at: b.keyAt(yamlfile.KeyPath("$.inputs", name))})
+	}
+	for _, name := range inOrder(b, "$.figures", f.Figures) {
+		p.Figures = append(p.Figures, b.figure(name, f.Figures[name]))
+	}
+	return p
+}
+
+func (b *builder) figure(name string, f figureFile) Figure {
+	path := yamlfile.KeyPath("$.figures", name)
+	fig := Figure{
+		Name: name, Formula: string(f.Formula), Claim: f.Claim, ClaimText: b.texts[path+".claim"],
+		Unit: f.Unit, Note: f.Note,
+		at: b.keyAt(path), formula: b.formulaAt(path+".formula", string(f.Formula)),
+	}
+	if f.Tolerance != nil && *f.Tolerance < 0 {
+		b.fail(b.at(path+".tolerance"), "figure %q: tolerance is %v; expected a number ≥ 0", name, *f.Tolerance)
+	}
+	switch stated := statedDecimals(fig.ClaimText); {
+	case f.Tolerance != nil && f.Precision != nil:
+		b.fail(b.keyAt(path+".precision"), "figure %q has both tolerance and precision; expected one of them", name)
+	case f.Tolerance != nil:
+		fig.Tolerance = *f.Tolerance
+		fig.Basis = "declared tolerance"
+	case f.Precision != nil:
+		precision := int(*f.Precision)
+		fig.Tolerance = halfUnit(precision)
+		fig.Basis = fmt.Sprintf("precision %d", precision)
+		if stated > precision {
+			b.fail(b.at(path+".claim"), "figure %q claims %s, written to %s, but its precision is %d; expected at most %s",
+				name, fig.ClaimText, statedAs(stated), precision, statedAs(precision))
+		}
+	default:
+		fig.Tolerance = halfUnit(stated)
+		fig.Basis = "as written: " + statedAs(stated)
+	}
+	return fig
 }
 
 // statedDecimals is the number of decimals a number is written to: 2 for 68.97, 0 for 8772,
@@ -412,33 +257,26 @@ func statedAs(decimals int) string {
 
 // formulaAt works out how offsets in a formula's text map to the file: exactly when the text
 // sits in the file as is, on one line or as a literal block; otherwise to the scalar's start.
-func (d *decoder) formulaAt(n ast.Node) where {
-	w := d.at(n)
-	tk := tokenOf(n)
-	switch n := n.(type) {
-	case *ast.StringNode:
-		if tk == nil {
-			return w
-		}
+func (b *builder) formulaAt(path, text string) where {
+	w := b.at(path)
+	switch b.pos.Style(path) {
+	case yamlfile.Plain, yamlfile.SingleQuoted, yamlfile.DoubleQuoted:
 		start := w.col - 1 // 0-based rune index of the text in its line
-		if tk.Type == token.SingleQuoteType || tk.Type == token.DoubleQuoteType {
+		if b.pos.Style(path) != yamlfile.Plain {
 			start++
 		}
-		line := d.line(w.line)
-		if !strings.Contains(n.Value, "\n") && start >= 0 && start <= len(line) &&
-			strings.HasPrefix(string(line[start:]), n.Value) {
+		line := b.line(w.line)
+		if !strings.Contains(text, "\n") && start >= 0 && start <= len(line) &&
+			strings.HasPrefix(string(line[start:]), text) {
 			w.col = start + 1
 			w.exact = true
 		}
-	case *ast.LiteralNode:
-		if tk == nil || tk.Type != token.LiteralType || n.Value == nil {
-			return w // a folded block: its lines are joined, so point at the indicator
-		}
-		text := strings.TrimRight(n.Value.Value, "\n")
+	case yamlfile.Literal:
+		text = strings.TrimRight(text, "\n")
 		first := w.line + 1
 		indent := -1
 		for i, l := range strings.Split(text, "\n") {
-			src := d.line(first + i)
+			src := b.line(first + i)
 			if l == "" {
 				if strings.TrimSpace(string(src)) != "" {
 					return w
@@ -456,16 +294,16 @@ func (d *decoder) formulaAt(n ast.Node) where {
 			}
 		}
 		if indent >= 0 {
-			return where{file: d.file, line: first, col: indent + 1, block: true}
+			return where{file: b.file, line: first, col: indent + 1, block: true}
 		}
 	}
-	return w
+	return w // a folded block: its lines are joined, so point at the indicator
 }
 
 // line returns the 1-based line n of the file as runes, or nil.
-func (d *decoder) line(n int) []rune {
-	if n < 1 || n > len(d.lines) {
+func (b *builder) line(n int) []rune {
+	if n < 1 || n > len(b.lines) {
 		return nil
 	}
-	return []rune(d.lines[n-1])
+	return []rune(b.lines[n-1])
 }

@@ -9,6 +9,8 @@ import (
 	"github.com/expr-lang/expr/ast"
 	"github.com/expr-lang/expr/file"
 	"github.com/expr-lang/expr/parser"
+
+	"goodput/yamlfile"
 )
 
 // Formulas are expr expressions (github.com/expr-lang/expr) cut down to arithmetic: numbers,
@@ -220,43 +222,14 @@ func analyze(p *Packet) analysis {
 	return a
 }
 
-// nearest returns the declared name closest to name by edit distance, if it is close.
+// nearest returns the declared name that name is most likely a misspelling of, or "".
 func nearest(name string, p *Packet) string {
-	best, bestD := "", 3
-	try := func(c string) {
-		if d := distance(name, c); d < bestD {
-			best, bestD = c, d
-		}
-	}
+	names := make([]string, 0, len(p.Inputs)+len(p.Figures))
 	for _, in := range p.Inputs {
-		try(in.Name)
+		names = append(names, in.Name)
 	}
 	for _, f := range p.Figures {
-		try(f.Name)
+		names = append(names, f.Name)
 	}
-	return best
-}
-
-// distance is the Levenshtein distance between a and b.
-func distance(a, b string) int {
-	if len(a) > 64 || len(b) > 64 {
-		return 64
-	}
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
+	return yamlfile.Suggest(name, names)
 }
