@@ -36,7 +36,7 @@ func Decode(filename string, data []byte) (*Packet, error) {
 	if err != nil {
 		return nil, fileErrors(err)
 	}
-	b := &builder{file: filename, pos: pos, lines: sourceLines(data), texts: claims}
+	b := &builder{file: filename, pos: pos, lines: strings.Split(yamlfile.Text(data), "\n"), texts: claims}
 	p := b.packet(&f)
 	if len(b.errs) > 0 {
 		slices.SortStableFunc(b.errs, func(a, b *Error) int {
@@ -141,13 +141,6 @@ func fileErrors(err error) error {
 		errs[i] = &Error{File: e.File, Line: e.Line, Col: e.Column, Msg: e.Problem()}
 	}
 	return errors.Join(errs...)
-}
-
-// sourceLines splits data into lines as the YAML parser counts them.
-func sourceLines(data []byte) []string {
-	src := strings.TrimPrefix(string(data), "\ufeff")
-	src = strings.ReplaceAll(strings.ReplaceAll(src, "\r\n", "\n"), "\r", "\n")
-	return strings.Split(src, "\n")
 }
 
 // builder makes a Packet of a decoded packetFile, working out each figure's tolerance.

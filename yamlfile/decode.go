@@ -221,6 +221,21 @@ func (d *decoder) record(path string, n, r ast.Node) {
 	if tk := startToken(n); tk != nil {
 		s.line, s.col = tk.Position.Line, tk.Position.Column
 	}
+	v := n
+	for {
+		if a, ok := v.(*ast.AnchorNode); ok {
+			v = a.Value
+		} else if t, ok := v.(*ast.TagNode); ok {
+			v = t.Value
+		} else {
+			break
+		}
+	}
+	if tk := startToken(v); tk != nil {
+		s.vline, s.vcol = tk.Position.Line, tk.Position.Column
+	} else {
+		s.vline, s.vcol = s.line, s.col
+	}
 	d.at.values[path] = s
 }
 
@@ -248,11 +263,7 @@ func (d *decoder) parse(data []byte, t reflect.Type) (root ast.Node) {
 			root = nil
 		}
 	}()
-	src := strings.TrimPrefix(string(data), "\ufeff") // a byte-order mark is not content
-	// YAML breaks lines at \r\n, \r and \n, and folds them all to \n in
-	// content; normalising first keeps the parser's line numbers those of an editor.
-	src = strings.ReplaceAll(strings.ReplaceAll(src, "\r\n", "\n"), "\r", "\n")
-	tokens := lexer.Tokenize(src)
+	tokens := lexer.Tokenize(Text(data))
 	if !d.checkNesting(tokens) {
 		return nil
 	}
@@ -280,6 +291,15 @@ func (d *decoder) parse(data []byte, t reflect.Type) (root ast.Node) {
 		return nil
 	}
 	return bodies[0]
+}
+
+// Text returns data as the decoder reads it, the text that the lines and
+// columns of errors and [Positions] count in: without a byte-order mark, and
+// with every line break (\r\n, \r or \n; YAML breaks lines at all three)
+// written \n, so that line numbers are those of an editor.
+func Text(data []byte) string {
+	src := strings.TrimPrefix(string(data), "\ufeff")
+	return strings.ReplaceAll(strings.ReplaceAll(src, "\r\n", "\n"), "\r", "\n")
 }
 
 // checkNesting rejects token streams that would take the parser a long

@@ -547,7 +547,7 @@ t.yaml:5:6: bad: cannot store a string in a int; expected the Scalar hook to ret
 }
 
 func TestPositions(t *testing.T) {
-	src := `name: x
+	src := `name: &n x
 classes:
   - name: a
     share: 0.5
@@ -580,7 +580,7 @@ extra: *s
 		style          Style
 	}{
 		{"$", [2]int{1, 1}, [2]int{}, [2]int{1, 1}, Plain},
-		{"$.name", [2]int{1, 7}, [2]int{1, 1}, [2]int{1, 7}, Plain},
+		{"$.name", [2]int{1, 10}, [2]int{1, 1}, [2]int{1, 7}, Plain},
 		{"$.classes", [2]int{3, 3}, [2]int{2, 1}, [2]int{2, 1}, Plain},
 		{"$.classes[0]", [2]int{3, 5}, [2]int{}, [2]int{3, 5}, Plain},
 		{"$.classes[0].share", [2]int{4, 12}, [2]int{4, 5}, [2]int{4, 12}, Plain},
@@ -592,7 +592,7 @@ extra: *s
 		{"$.labels.d", [2]int{11, 6}, [2]int{11, 3}, [2]int{11, 6}, DoubleQuoted},
 		{"$.clock", [2]int{12, 7}, [2]int{12, 1}, [2]int{12, 7}, Plain},
 		{"$.clock.tick", [2]int{}, [2]int{}, [2]int{12, 7}, Plain},
-		{"$.span", [2]int{13, 7}, [2]int{13, 1}, [2]int{13, 1}, Plain},
+		{"$.span", [2]int{13, 10}, [2]int{13, 1}, [2]int{13, 1}, Plain},
 		{"$.extra", [2]int{14, 8}, [2]int{14, 1}, [2]int{14, 1}, Plain},
 		{"$.extra.to", [2]int{13, 24}, [2]int{13, 20}, [2]int{13, 24}, Plain},
 		{"nothing", [2]int{}, [2]int{}, [2]int{1, 1}, Plain},

@@ -20,21 +20,23 @@ type Positions struct {
 
 // spot is one position, with what was written there.
 type spot struct {
-	line, col int
-	scalar    bool  // the value is a scalar (or null)
-	style     Style // how the scalar is written
+	line, col   int   // where the node starts, with its anchor or tag
+	vline, vcol int   // where the value itself starts, after its anchor or tag
+	scalar      bool  // the value is a scalar (or null)
+	style       Style // how the scalar is written
 }
 
 // Value returns where the value at path starts: the first character of a
 // scalar (its quote or block indicator, if any), the "-" of a block list, the
 // "[" or "{" of a flow collection, the first key of a block mapping, or the
-// "&", "*" or "!" of an anchor, alias or tag.
+// "*" of an alias. An anchor (&a) or tag (!!str) before the value is not part
+// of it.
 func (p *Positions) Value(path string) (line, col int) {
 	if p == nil {
 		return 0, 0
 	}
 	s := p.values[path]
-	return s.line, s.col
+	return s.vline, s.vcol
 }
 
 // Key returns where the mapping key that introduces the value at path starts;
@@ -48,9 +50,9 @@ func (p *Positions) Key(path string) (line, col int) {
 }
 
 // At returns where a problem with the value at path is reported, as for a
-// [FieldError]: a scalar where it is written, a list or mapping at its key,
-// and a path that was not decoded (a missing key) at its nearest decoded
-// ancestor.
+// [FieldError]: a scalar where it is written (at its anchor or tag, if it
+// has one), a list or mapping at its key, and a path that was not decoded (a
+// missing key) at its nearest decoded ancestor.
 func (p *Positions) At(path string) (line, col int) {
 	if p == nil {
 		return 0, 0
