@@ -378,7 +378,8 @@ func (c *checker) series() {
 	if s.Unit == "" {
 		c.errf("series.unit", "missing; expected the unit of the values, e.g. %%")
 	}
-	_, inline := d.pos["series.points"]
+	line, _ := d.Position("series.points")
+	inline := line > 0
 	if s.CSV != "" && inline {
 		c.errf("series.points", "both csv and points are given; give one of them")
 		return

@@ -15,30 +15,32 @@ func TestDecodeErrors(t *testing.T) {
 		name, src string
 		want      string // the first diagnostic, as printed
 	}{
-		{"empty", "", "x.incident.yaml: error: empty document; expected a mapping with id, status, title and milestones"},
+		{"empty", "", "x.incident.yaml:1:1: error: empty incident; expected a mapping with id, status, severity, title, authors, reviewers, …"},
 		{"syntax", "id: [1\n", "x.incident.yaml:1:5: error: invalid YAML:"},
-		{"not a mapping", "- a\n- b\n", "x.incident.yaml:1:1: error: found a list; expected a mapping with the keys id, status"},
-		{"unknown key", "id: x\ntitel: y\n", `x.incident.yaml:2:1: error: unknown key "titel"; expected one of: id, status, severity, title,`},
-		{"suggestion", "id: x\ntitel: y\n", `(did you mean "title"?)`},
-		{"nested unknown key", "timeline:\n  - at: 2026-09-12T09:02:00Z\n    titel: x\n", `x.incident.yaml:3:5: error: timeline[0]: unknown key "titel"; expected one of: at, id, phase, title, text (did you mean "title"?)`},
-		{"duplicate key", "id: a\nid: b\n", `x.incident.yaml:2:1: error: invalid YAML: mapping key "id" already defined at [1:1]`},
-		{"list for text", "id: [1]\n", "x.incident.yaml:1:5: error: id: found a list; expected text"},
-		{"mapping for list", "authors: {a: b}\n", "x.incident.yaml:1:10: error: authors: found a mapping; expected a list of text"},
+		{"not a mapping", "- a\n- b\n", "x.incident.yaml:1:1: error: got a list; expected a mapping with id, status"},
+		{"unknown key", "id: x\ncolour: y\n", `x.incident.yaml:2:1: error: unknown key "colour"; expected one of id, status, severity, title,`},
+		{"suggestion", "id: x\ntitel: y\n", `x.incident.yaml:2:1: error: unknown key "titel"; did you mean "title"?`},
+		{"nested unknown key", "timeline:\n  - at: 2026-09-12T09:02:00Z\n    titel: x\n", `x.incident.yaml:3:5: error: timeline[0]: unknown key "titel"; did you mean "title"?`},
+		{"duplicate key", "id: a\nid: b\n", `x.incident.yaml:2:1: error: duplicate key "id" (first at line 1, column 1); expected each key once per mapping`},
+		{"list for text", "id: [1]\n", "x.incident.yaml:1:5: error: id: got a list; expected text"},
+		{"mapping for list", "authors: {a: b}\n", "x.incident.yaml:1:10: error: authors: got a mapping; expected a list"},
 		{"clock time for a timestamp", "milestones:\n  - name: detected\n    at: 09:47\n", `x.incident.yaml:3:9: error: milestones[0].at: "09:47" is not a timestamp; expected RFC 3339 in UTC, such as 2026-09-12T09:14:00Z`},
 		{"offset timestamp", "milestones:\n  - name: detected\n    at: 2026-09-12T11:47:00+02:00\n", `x.incident.yaml:3:9: error: milestones[0].at: "2026-09-12T11:47:00+02:00" is not in UTC; times are stored in UTC (set time_zone for display): write 2026-09-12T09:47:00Z`},
-		{"number for a timestamp", "tail: {end: 5}\n", "x.incident.yaml:1:13: error: tail.end: found the number 5; expected an RFC 3339 timestamp in UTC"},
+		{"number for a timestamp", "tail: {end: 5}\n", `x.incident.yaml:1:13: error: tail.end: "5" is not a timestamp; expected RFC 3339 in UTC`},
+		{"list for a timestamp", "tail: {end: [5]}\n", "x.incident.yaml:1:13: error: tail.end: got a list; expected an RFC 3339 timestamp in UTC"},
 		{"bad date", "reviewed: 18 Sep 2026\n", `x.incident.yaml:1:11: error: reviewed: "18 Sep 2026" is not a date; expected a date YYYY-MM-DD, such as 2026-09-18`},
 		{"impossible date", "actions:\n  - due: 2026-02-30\n", `x.incident.yaml:2:10: error: actions[0].due: "2026-02-30" is not a date`},
 		{"bad status", "status: done\n", `x.incident.yaml:1:9: error: status: "done" is not allowed; expected one of: investigating, identified, mitigated, resolved, closed`},
 		{"bad action status", "actions:\n  - status: finished\n", `x.incident.yaml:2:13: error: actions[0].status: "finished" is not allowed; expected one of: not_started, in_progress, blocked, done, wont_do`},
-		{"number with separators", "impact:\n  - id: a\n    value: 12,400\n", `x.incident.yaml:3:12: error: impact[0].value: found the text "12,400"; expected a number (write numbers without separators or units, e.g. 12400)`},
-		{"text for a number", "series: {unit: x, peak: high}\n", `x.incident.yaml:1:25: error: series.peak: found the text "high"; expected a number`},
-		{"float for an integer", "decisions:\n  - generation: 1.5\n", "x.incident.yaml:2:17: error: decisions[0].generation: found the number 1.5; expected an integer"},
+		{"number with separators", "impact:\n  - id: a\n    value: 12,400\n", `x.incident.yaml:3:12: error: impact[0].value: got the text "12,400"; expected a number (write numbers without separators or units, e.g. 12400)`},
+		{"text for a number", "series: {unit: x, peak: high}\n", `x.incident.yaml:1:25: error: series.peak: got the text "high"; expected a number`},
+		{"float for an integer", "decisions:\n  - generation: 1.5\n", "x.incident.yaml:2:17: error: decisions[0].generation: got the number 1.5; expected a whole number"},
 		{"unknown time zone", "time_zone: Mars/Olympus\n", `x.incident.yaml:1:12: error: time_zone: unknown time zone "Mars/Olympus"; expected an IANA name such as UTC or Europe/Dublin`},
 		{"Local is not a zone", "time_zone: Local\n", `unknown time zone "Local"`},
-		{"two documents", "id: a\n---\nid: b\n", "x.incident.yaml:3:1: error: a second YAML document (document 2); expected one incident per file"},
+		{"two documents", "id: a\n---\nid: b\n", "x.incident.yaml:3:1: error: a second YAML document; expected one incident per file"},
 		{"merge key", "base: &b {id: x}\n", `x.incident.yaml:1:1: error: unknown key "base"`},
-		{"merge key use", "links:\n  - &l {title: a, url: b}\n  - <<: *l\n", "merge keys (<<) are not supported"},
+		{"merge key use", "links:\n  - &l {title: a, url: b}\n  - <<: *l\n", "x.incident.yaml:3:5: error: links[1]: merge keys (<<) are not supported here; expected the keys written out"},
+		{"date for a list", "actions:\n  - due: [1]\n", "x.incident.yaml:2:10: error: actions[0].due: got a list; expected a date YYYY-MM-DD, such as 2026-09-18"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -84,7 +86,7 @@ func TestDecodeKeepsScalarText(t *testing.T) {
 }
 
 func TestDecodePositions(t *testing.T) {
-	src := "id: x\nmilestones:\n  - name: impact_start\n    at: 2026-09-12T09:14:00Z\n  - {name: detected, at: 2026-09-12T09:47:00Z}\n"
+	src := "id: x\nmilestones:\n  - name: impact_start\n    at: 2026-09-12T09:14:00Z\n  - {name: detected, at: 2026-09-12T09:47:00Z}\nseverity: &s SEV-1\ntail:\nsummary: x\n"
 	doc, err := Decode("x.yaml", []byte(src))
 	if err != nil {
 		t.Fatal(err)
@@ -99,6 +101,8 @@ func TestDecodePositions(t *testing.T) {
 		{"milestones[0].at", 4, 9},
 		{"milestones[1]", 5, 5},
 		{"milestones[1].at", 5, 26},
+		{"severity", 6, 14}, // the value, after its anchor
+		{"tail", 7, 6},      // a key with nothing after it: where the nothing is
 		{"nope", 0, 0},
 	} {
 		if l, c := doc.Position(tc.path); l != tc.line || c != tc.col {

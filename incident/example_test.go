@@ -52,7 +52,7 @@ func ExampleDecode_errors() {
 	_, err := incident.Decode("bad.incident.yaml", []byte("id: x\ntitel: y\nmilestones:\n  - {name: detected, at: 09:47}\n"))
 	fmt.Println(err)
 	// Output:
-	// bad.incident.yaml:2:1: error: unknown key "titel"; expected one of: id, status, severity, title, authors, reviewers, reviewed, services, links, time_zone, milestones, tail, impact, facts, summary, series, timeline, root_cause, factors, went_well, went_wrong, got_lucky, actions, record, decisions, constraints, public, replay, claims (did you mean "title"?)
+	// bad.incident.yaml:2:1: error: unknown key "titel"; did you mean "title"?
 	// bad.incident.yaml:4:26: error: milestones[0].at: "09:47" is not a timestamp; expected RFC 3339 in UTC, such as 2026-09-12T09:14:00Z
 }
 

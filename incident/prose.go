@@ -116,13 +116,13 @@ func isSpace(b byte) bool { return b == ' ' || b == '\t' || b == '\n' || b == '\
 // and literal scalars spread over many lines. When the alignment fails it returns the
 // position of the value.
 func (d *Document) locate(path, text string, off int) (line, col int) {
-	p, ok := d.pos[path]
-	if !ok {
+	pl, pc := d.Position(path)
+	if pl == 0 {
 		return 0, 0
 	}
-	j := d.srcOffset(p.Line, p.Col)
+	j := d.srcOffset(pl, pc)
 	if j < 0 || j >= len(d.src) {
-		return p.Line, p.Col
+		return pl, pc
 	}
 	src := d.src
 	switch src[j] {
@@ -148,7 +148,7 @@ func (d *Document) locate(path, text string, off int) (line, col int) {
 			k++
 		}
 		if k >= len(src) || src[k] != text[i] {
-			return p.Line, p.Col
+			return pl, pc
 		}
 		j, i = k+1, i+1
 	}
@@ -156,7 +156,7 @@ func (d *Document) locate(path, text string, off int) (line, col int) {
 		j++
 	}
 	if j >= len(src) {
-		return p.Line, p.Col
+		return pl, pc
 	}
 	line, start := 1, 0
 	for k := 0; k < j; k++ {

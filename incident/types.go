@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/invopop/jsonschema"
+
+	"goodput/yamlfile"
 )
 
 // Document is one postmortem: the contents of a *.incident.yaml file.
@@ -87,9 +89,9 @@ type Document struct {
 	// stated figure and the derived value or formula it must agree with.
 	Claims []Claim `yaml:"claims,omitempty" json:"claims,omitempty"`
 
-	file string         // the file name given to Decode, used in diagnostics
-	pos  map[string]pos // YAML path (e.g. "timeline[2].at") -> source position
-	src  []byte         // the source, to place diagnostics inside multi-line prose
+	file string              // the file name given to Decode, used in diagnostics
+	pos  *yamlfile.Positions // where each value is written, by YAML path ("$.timeline[2].at")
+	src  []byte              // the source, to place diagnostics inside multi-line prose
 }
 
 // Status is an incident's state.
