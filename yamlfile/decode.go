@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/goccy/go-yaml/ast"
 	"github.com/goccy/go-yaml/lexer"
@@ -194,6 +195,8 @@ func (d *decoder) errorf(tk *token.Token, path, format string, args ...any) {
 }
 
 func (d *decoder) add(line, col int, path, msg string) {
+	// One problem, one line, whatever text from the file the message quotes.
+	msg = strings.NewReplacer("\r\n", `\n`, "\n", `\n`, "\r", `\r`).Replace(msg)
 	if len(d.errs) >= maxErrors {
 		if !d.stopped {
 			d.stopped = true
@@ -413,7 +416,7 @@ func (d *decoder) collectAnchors(root ast.Node) {
 			if v, ok := anchors[name]; ok {
 				d.aliases[n] = v
 			} else {
-				d.errorf(n.GetToken(), "", "alias *%s refers to no anchor; expected &%s defined earlier in the file", name, name)
+				d.errorf(n.GetToken(), "", "alias *%s refers to no anchor; expected &%s defined earlier in the file", shortName(name), shortName(name))
 			}
 		case *ast.TagNode:
 			walk(n.Value)
@@ -454,11 +457,11 @@ func (d *decoder) refused(path string, n ast.Node) bool {
 		if x.Name != nil && x.Name.GetToken() != nil {
 			name = x.Name.GetToken().Value
 		}
-		d.errorf(startToken(n), path, "anchors (&%s) are not supported here; expected the value written out", name)
+		d.errorf(startToken(n), path, "anchors (&%s) are not supported here; expected the value written out", shortName(name))
 	case *ast.AliasNode:
-		d.errorf(startToken(n), path, "aliases (*%s) are not supported here; expected the value written out", aliasName(x))
+		d.errorf(startToken(n), path, "aliases (*%s) are not supported here; expected the value written out", shortName(aliasName(x)))
 	case *ast.TagNode:
-		d.errorf(startToken(n), path, "tags (%s) are not supported here; expected the value without a tag", x.Start.Value)
+		d.errorf(startToken(n), path, "tags (%s) are not supported here; expected the value without a tag", shortName(x.Start.Value))
 	default:
 		return false
 	}
@@ -583,6 +586,15 @@ func describe(n ast.Node) string {
 		return strconv.FormatBool(x.Value)
 	}
 	return "a " + strings.ToLower(n.Type().String())
+}
+
+// shortName returns an anchor or tag name for a message: as written when it
+// is short and plain, else quoted and shortened.
+func shortName(s string) string {
+	if len(s) <= 40 && !strings.ContainsFunc(s, func(r rune) bool { return !unicode.IsGraphic(r) || unicode.IsSpace(r) }) {
+		return s
+	}
+	return quoteShort(s)
 }
 
 // quoteShort quotes s, shortened to 40 characters.

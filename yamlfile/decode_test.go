@@ -245,6 +245,7 @@ func TestUnmarshalErrors(t *testing.T) {
 		{"checker from a mapping", "span: {from: 5, to: 3}\n", "t.yaml:1:21: span.to: to 3 is below from 5; expected to >= from"},
 		{"checker unknown key", "span: {form: 1}\n", `t.yaml:1:8: span: unknown key "form"; expected one of from, to`},
 		{"unknown alias", "name: *nope\n", "t.yaml:1:7: alias *nope refers to no anchor; expected &nope defined earlier in the file"},
+		{"alias name over lines", "* 0\n\n00", `t.yaml:1:1: alias *"0\n00" refers to no anchor; expected &"0\n00" defined earlier in the file`},
 		{"alias before anchor", "name: *a\nplain: &a x\n", "t.yaml:1:7: alias *a refers to no anchor; expected &a defined earlier in the file"},
 		{"bad merge", "clock:\n  <<: [1]\n  tick: 1s\n", "t.yaml:2:7: clock: merge key << needs a mapping or a list of mappings, got the number 1; expected e.g. <<: *base"},
 		{"custom tag", "name: !secret x\n", "t.yaml:1:7: name: unsupported tag !secret; expected no tag (or a core tag such as !!str)"},

@@ -45,6 +45,7 @@ var fuzzSeeds = []string{
 	"level: high\n",
 	"a: &a [1]\nb: *a\n",
 	"name: *undefined\n",
+	"* 0\n\n00",
 	"x: &x {<<: *x}\n",
 	"clock: &c {tick: 1s}\nspan: {<<: *c}\n",
 	"clock: {<<: [*nope]}\n",

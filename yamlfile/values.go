@@ -222,7 +222,7 @@ func (d *decoder) knownTag(tag *ast.TagNode, path string) bool {
 		"tag:yaml.org,2002:bool", "tag:yaml.org,2002:null", "tag:yaml.org,2002:map", "tag:yaml.org,2002:seq":
 		return true
 	}
-	d.errorf(tag.Start, path, "unsupported tag %s; expected no tag (or a core tag such as !!str)", name)
+	d.errorf(tag.Start, path, "unsupported tag %s; expected no tag (or a core tag such as !!str)", shortName(name))
 	return false
 }
 
