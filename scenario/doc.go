@@ -31,7 +31,8 @@
 //
 // # Strict decoding
 //
-// Decoding walks the goccy/go-yaml syntax tree itself, so that it can report
+// Decoding (package goodput/yamlfile, which the incident and packet formats
+// share) walks the goccy/go-yaml syntax tree itself, so that it can report
 // every problem at once, each at its position: unknown keys (with the closest
 // known key suggested), duplicate keys, values of the wrong type, quantities
 // without units or with unknown ones, an empty file, a second document, YAML
