@@ -45,6 +45,7 @@ type instance struct {
 	warm      bool
 	starting  bool // pump is running (guards re-entry)
 	factor    float64
+	invCap    float64 // 1 / (workers × factor), for the least-loaded router
 	upAt      time.Duration
 	q         *queue.Queue[int64]
 	queued    int
@@ -75,6 +76,7 @@ func poolCap(size int, factor float64) int {
 
 type svcRT struct {
 	insts      []int32
+	routable   []int32 // instances taking traffic, for the least-loaded router
 	rr         int
 	workFactor float64
 	fleet      *readiness.Fleet
@@ -86,6 +88,7 @@ type depRT struct {
 	queue   ring // calls waiting for a server (lazily removed)
 	waiting int
 	st      scenario.Quantiles
+	ln      logNormal // st, ready to sample
 	errRate float64
 	faults  []int // active dependency faults, most recent last
 	hist    durHist
@@ -132,8 +135,12 @@ type arm struct {
 	tqs                     []timerQueue
 	tqEntry, tqDep, tqClass int
 
-	events uint64 // events processed, for benchmarks
-	hooks  *hooks
+	hooks *hooks
+
+	// Connections in use to the trigger dependency, and their integral over the tick.
+	trigInUse int
+	trigLast  time.Duration
+	trigArea  float64
 }
 
 // terminal records the terminal state of an admitted request.
@@ -147,14 +154,12 @@ func (a *arm) terminal(now time.Duration, lg *logical, out packet.Outcome, lat t
 func (a *arm) now() time.Duration { return a.s.Elapsed() }
 func (a *arm) wall() time.Time    { return a.s.Now() }
 
-func (a *arm) schedule(d time.Duration, kind int32, id int64) timer {
-	return timer(a.s.Schedule(d, a, kind, id))
+// schedule delivers an event to the arm after d. Timers are never cancelled: a handler
+// ignores an event whose object's generation or state has moved on, which is cheaper than
+// the engine's cancellation for the many timeouts that never matter.
+func (a *arm) schedule(d time.Duration, kind int32, id int64) {
+	a.s.Schedule(d, a, kind, id)
 }
-
-// cancel forgets a timer. The event stays in the heap and is recognised as stale when it
-// fires (its object's generation or state no longer matches), which is cheaper than the
-// engine's cancellation for the many timeouts that never fire.
-func (a *arm) cancel(t *timer) { *t = 0 }
 
 // splitmix64's finaliser.
 func mix(x uint64) uint64 {
@@ -266,13 +271,16 @@ func (a *arm) arrival() {
 
 	a.rec.Offered(now, cp.name)
 	a.tk.offered++
+	if a.shift > 1 && a.pol.freezeFailover && a.draw(purpFailover, id, 0, 0, 0) < (a.shift-1)/a.shift {
+		// This request came with the regional failover; the load state has frozen
+		// failover into the cell, so the cell refuses it and it stays in its origin.
+		a.reject(now, cp, id, "failover-frozen")
+		return
+	}
 	if adm := a.pol.adm; adm != nil {
 		d := adm.Admit(a.wall(), admission.Request{Class: cp.admission, Slack: cp.deadline})
 		if !d.Admitted {
-			a.rec.Rejected(now, cp.name, d.Reason.String())
-			if a.hooks != nil && a.hooks.rejected != nil {
-				a.hooks.rejected(a.name, id)
-			}
+			a.reject(now, cp, id, d.Reason.String())
 			return
 		}
 	}
@@ -283,7 +291,6 @@ func (a *arm) arrival() {
 	lg.entry = int16(cp.entry)
 	lg.id = id
 	lg.t0 = now
-	lg.deadline = now + cp.deadline
 	lg.admitted = a.pol.adm != nil
 	a.inFlight++
 	if a.pol.budget != nil {
@@ -294,6 +301,19 @@ func (a *arm) arrival() {
 	}
 	a.sendAttempt(li)
 }
+
+func (a *arm) reject(now time.Duration, cp *classPlan, id int64, reason string) {
+	a.rec.Rejected(now, cp.name, reason)
+	if a.hooks != nil && a.hooks.rejected != nil {
+		a.hooks.rejected(a.name, id)
+	}
+}
+
+// purpFailover is the purpose of the draw that tells failover traffic from the cell's own.
+var purpFailover = purpose("load/failover")
+
+// deadline is the request's absolute deadline, since the start.
+func (a *arm) deadline(lg *logical) time.Duration { return lg.t0 + a.p.classes[lg.class].deadline }
 
 // ---- the entry ----
 
@@ -317,7 +337,7 @@ func (a *arm) sendAttempt(li int32) {
 	lg.live++
 	timeout := ep.timeout
 	if a.pol.propagate {
-		left := lg.deadline - now
+		left := a.deadline(lg) - now
 		if timeout == 0 || left < timeout {
 			timeout = left
 		}
@@ -334,7 +354,6 @@ func (a *arm) entryTimeout(id int64) {
 	if at.gen != gen {
 		return
 	}
-	at.edgeTimer = 0
 	lg := a.sl.lg(at.lg)
 	if lg.cur != ai || lg.state != lgActive {
 		return
@@ -347,7 +366,7 @@ func (a *arm) entryTimeout(id int64) {
 	} else {
 		at.abandoned = true
 	}
-	if a.pol.propagate && a.now() >= lg.deadline {
+	if a.pol.propagate && a.now() >= a.deadline(lg) {
 		a.giveUp(li, causeExpired)
 	} else {
 		a.entryRetry(li, causeTimeout)
@@ -366,7 +385,6 @@ func (a *arm) respond(ai int32) {
 	if !deliver && res == causeNone {
 		a.rec.Orphan(a.now(), svc.name)
 	}
-	a.cancel(&at.edgeTimer)
 	a.sl.freeAttempt(ai)
 	lg.live--
 	if deliver {
@@ -396,7 +414,7 @@ func (a *arm) entryRetry(li int32, c cause) {
 		return
 	}
 	if ep.retries.backoff > 0 {
-		lg.rtTimer = a.schedule(ep.retries.backoff, evEntryRetry, ref(li, lg.gen))
+		a.schedule(ep.retries.backoff, evEntryRetry, ref(li, lg.gen))
 		return
 	}
 	_ = now
@@ -408,7 +426,7 @@ func (a *arm) allowRetry(lg *logical, c cause, backoff time.Duration, cp *classP
 	now := a.now()
 	left := budget.NoDeadline
 	if a.pol.propagate {
-		left = lg.deadline - now
+		left = a.deadline(lg) - now
 	}
 	if b := a.pol.budget; b != nil {
 		d := b.Allow(a.wall(), budget.Retry{
@@ -451,7 +469,6 @@ func (a *arm) entryRetryFire(id int64) {
 	if lg.gen != gen || lg.state != lgActive {
 		return
 	}
-	lg.rtTimer = 0
 	a.sendAttempt(li)
 }
 
@@ -461,11 +478,9 @@ func (a *arm) deadlineFire(id int64) {
 	if lg.gen != gen || lg.state != lgActive {
 		return
 	}
-	lg.dlTimer = 0
 	if ai := lg.cur; ai >= 0 {
 		lg.cur = -1
 		at := a.sl.att(ai)
-		a.cancel(&at.edgeTimer)
 		if a.pol.cancel {
 			a.cancelAttempt(ai)
 		} else {
@@ -483,11 +498,9 @@ func (a *arm) succeed(li int32) {
 	cp := &a.p.classes[lg.class]
 	lg.state = lgRecorded
 	lg.success = true
-	a.cancel(&lg.dlTimer)
-	a.cancel(&lg.rtTimer)
 	lat := now - lg.t0
 	out := packet.Goodput
-	if now > lg.deadline {
+	if now > a.deadline(lg) {
 		out = packet.Late
 	} else {
 		a.tk.goodput++
@@ -508,8 +521,6 @@ func (a *arm) giveUp(li int32, c cause) {
 	lg.state = lgClientDone
 	lg.cause = c
 	lg.giveUpAt = now
-	a.cancel(&lg.dlTimer)
-	a.cancel(&lg.rtTimer)
 	if ai := lg.cur; ai >= 0 {
 		lg.cur = -1
 		if a.pol.cancel {
@@ -540,7 +551,7 @@ func (a *arm) settle(li int32) {
 		switch {
 		case lg.mutated:
 			out = packet.Ambiguous
-		case lg.cause == causeExpired || lg.giveUpAt >= lg.deadline:
+		case lg.cause == causeExpired || lg.giveUpAt >= a.deadline(lg):
 			out = packet.Expired
 		}
 		a.terminal(a.now(), lg, out, lg.giveUpAt-lg.t0)
@@ -580,17 +591,26 @@ func (a *arm) route(ai int32, svc int) {
 			}
 		}
 	default:
-		best := math.Inf(1)
-		rt.rr++
-		for k := 0; k < n; k++ {
-			ii := rt.insts[(rt.rr+k)%n]
-			in := &a.insts[ii]
-			if !in.routable {
-				continue
+		// Least loaded of two instances drawn at random (power of two choices, as Envoy's
+		// least-request balancer): load is attempts queued or in service per unit of the
+		// instance's capacity.
+		cands := rt.routable
+		switch m := len(cands); m {
+		case 0:
+		case 1:
+			pick = cands[0]
+		default:
+			lgID := a.sl.lg(at.lg).id
+			i := int(a.draw(sp.routerPurp, lgID, at.num, 0, 0) * float64(m))
+			j := int(a.draw(sp.routerPurp, lgID, at.num, 1, 0) * float64(m-1))
+			if j >= i {
+				j++
 			}
-			load := float64(in.busy+in.queued+1) / (float64(in.workers) * in.factor)
-			if load < best {
-				best, pick = load, ii
+			x, y := &a.insts[cands[i]], &a.insts[cands[j]]
+			if float64(y.busy+y.queued+1)*y.invCap < float64(x.busy+x.queued+1)*x.invCap {
+				pick = cands[j]
+			} else {
+				pick = cands[i]
 			}
 		}
 	}
@@ -612,7 +632,7 @@ func (a *arm) enqueue(ai int32) {
 	at.state = attQueued
 	var dl time.Time
 	if a.pol.propagate {
-		dl = a.s.At(a.sl.lg(at.lg).deadline)
+		dl = a.s.At(a.deadline(a.sl.lg(at.lg)))
 	}
 	if err := in.q.Push(a.wall(), ref(ai, at.gen), dl); err != nil {
 		c := causeOverload
@@ -687,7 +707,7 @@ func (a *arm) start(ai int32) {
 	cp := &a.p.classes[lg.class]
 	wait := now - at.enq
 	a.rec.QueueWait(now, cp.name, wait)
-	left := lg.deadline - now
+	left := a.deadline(lg) - now
 	a.rec.Remaining(now, cp.name, left)
 	a.tk.slack.add(max(left, 0))
 	at.enqWait = wait
@@ -708,10 +728,24 @@ func (a *arm) runStage(ai int32) {
 			continue
 		}
 		if st.hasWork {
-			u := a.draw(st.workPurp, lg.id, at.num, at.stage, 0)
+			// Consecutive work stages run back to back on the worker: one event for all.
 			in := &a.insts[at.inst]
-			d := float64(st.work.quantile(u)) * a.svcs[in.svc].workFactor / in.factor
-			at.workTimer = a.schedule(time.Duration(d), evWorkDone, ref(ai, at.gen))
+			scale := a.svcs[in.svc].workFactor / in.factor
+			var d float64
+			for {
+				u := a.draw(st.workPurp, lg.id, at.num, at.stage, 0)
+				d += float64(st.work.quantile(u)) * scale
+				next := int(at.stage) + 1
+				if next >= len(cp.stages) || !cp.stages[next].hasWork {
+					break
+				}
+				if cp.stages[next].optional && a.pol.shedding(lg.class, int32(next)) {
+					break // shed on its own, by runStage
+				}
+				at.stage++
+				st = &cp.stages[at.stage]
+			}
+			a.schedule(time.Duration(d), evWorkDone, ref(ai, at.gen))
 			return
 		}
 		at.tries = 0
@@ -727,7 +761,6 @@ func (a *arm) workDone(id int64) {
 	if at.gen != gen || at.state != attRunning {
 		return
 	}
-	at.workTimer = 0
 	at.stage++
 	a.runStage(ai)
 }
@@ -758,12 +791,10 @@ func (a *arm) finishAttempt(ai int32, c cause, held bool) {
 // dependency call.
 func (a *arm) cancelAttempt(ai int32) {
 	at := a.sl.att(ai)
-	a.cancel(&at.edgeTimer)
 	switch at.state {
 	case attQueued:
 		at.cancelled = true
 	case attRunning:
-		a.cancel(&at.workTimer)
 		if ci := at.call; ci >= 0 {
 			at.call = -1
 			a.cancelCall(ci)
@@ -793,7 +824,7 @@ func (a *arm) startCall(ai int32) {
 	dp := &a.p.deps[st.dep]
 	timeout := dp.timeout
 	if a.pol.derived {
-		t, err := deadline.CallTimeout(a.s.At(lg.deadline), a.wall(), a.pol.reserve, 0)
+		t, err := deadline.CallTimeout(a.s.At(a.deadline(lg)), a.wall(), a.pol.reserve, 0)
 		if err != nil {
 			a.stageFailed(ai, causeExpired)
 			return
@@ -826,6 +857,7 @@ func (a *arm) startCall(ai int32) {
 	pl := &in.pools[st.dep]
 	if pl.inUse < poolCap(dp.pool, in.factor) {
 		pl.inUse++
+		a.connUse(st.dep, 1)
 		a.connected(ci)
 		return
 	}
@@ -859,13 +891,15 @@ func (a *arm) serve(ci int32) {
 	lg := a.sl.lg(c.lg)
 	st := &a.p.classes[lg.class].stages[c.stage]
 	u := a.draw(st.svcPurp, lg.id, c.num, c.stage, c.try)
-	d := dr.st.Quantile(u)
+	d := dr.ln.quantile(u)
 	if dr.errRate > 0 {
 		c.err = a.draw(st.errPurp, lg.id, c.num, c.stage, c.try) < dr.errRate
 	}
 	a.rec.DependencyCall(now, a.p.deps[c.dep].name, c.connAt-c.asked, d)
-	dr.hist.add(d)
-	c.done = a.schedule(d, evDepDone, ref(ci, c.gen))
+	if c.dep == int32(a.pol.trigger) {
+		dr.hist.add(d)
+	}
+	a.schedule(d, evDepDone, ref(ci, c.gen))
 }
 
 func (a *arm) depDone(id int64) {
@@ -875,7 +909,6 @@ func (a *arm) depDone(id int64) {
 		return
 	}
 	now := a.now()
-	c.done = 0
 	dp := &a.p.deps[c.dep]
 	lg := a.sl.lg(c.lg)
 	st := &a.p.classes[lg.class].stages[c.stage]
@@ -901,7 +934,6 @@ func (a *arm) depDone(id int64) {
 	a.releaseServer(c.dep)
 	a.releaseConn(c.inst, c.dep)
 	c.state = callDone
-	a.cancel(&c.timeout)
 	at := a.sl.att(c.att)
 	live := !c.callerGone && at.gen == c.attGen && at.call == ci
 	if !live || at.abandoned {
@@ -943,10 +975,23 @@ func (a *arm) releaseServer(dep int32) {
 	}
 }
 
+// connUse tracks the connections in use to the trigger dependency, all instances together,
+// integrated over time for the tick's mean saturation.
+func (a *arm) connUse(dep int, delta int) {
+	if dep != a.pol.trigger {
+		return
+	}
+	now := a.now()
+	a.trigArea += float64(a.trigInUse) * float64(now-a.trigLast)
+	a.trigLast = now
+	a.trigInUse += delta
+}
+
 func (a *arm) releaseConn(ii int32, dep int32) {
 	in := &a.insts[ii]
 	pl := &in.pools[dep]
 	pl.inUse--
+	a.connUse(int(dep), -1)
 	a.grantConns(ii, dep)
 }
 
@@ -968,6 +1013,7 @@ func (a *arm) grantConns(ii int32, dep int32) {
 		}
 		pl.waiting--
 		pl.inUse++
+		a.connUse(int(dep), 1)
 		a.connected(ci)
 	}
 }
@@ -978,7 +1024,6 @@ func (a *arm) callTimeout(id int64) {
 	if c.gen != gen || c.state == callDone {
 		return
 	}
-	c.timeout = 0
 	ai := c.att
 	at := a.sl.att(ai)
 	if at.gen != c.attGen || at.call != ci {
@@ -1014,12 +1059,10 @@ func (a *arm) cancelCall(ci int32) {
 		a.releaseConn(c.inst, c.dep)
 		a.rec.CancelCompleted(a.now(), a.p.deps[c.dep].name)
 	case callServing:
-		a.cancel(&c.done)
 		a.releaseServer(c.dep)
 		a.releaseConn(c.inst, c.dep)
 		a.rec.CancelCompleted(a.now(), a.p.deps[c.dep].name)
 	}
-	a.cancel(&c.timeout)
 	c.state = callDone
 	a.sl.freeCall(ci)
 	a.sl.lg(li).live--
@@ -1035,7 +1078,7 @@ func (a *arm) callFailed(ai int32, c cause) {
 	if int(at.tries) < dp.retries.max && dp.retries.on(c) && a.allowRetry(lg, c, dp.retries.backoff, cp) {
 		at.tries++
 		if dp.retries.backoff > 0 {
-			at.workTimer = a.schedule(dp.retries.backoff, evCallRetry, ref(ai, at.gen))
+			a.schedule(dp.retries.backoff, evCallRetry, ref(ai, at.gen))
 			return
 		}
 		a.startCall(ai)
@@ -1050,7 +1093,6 @@ func (a *arm) callRetryFire(id int64) {
 	if at.gen != gen || at.state != attRunning {
 		return
 	}
-	at.workTimer = 0
 	a.startCall(ai)
 }
 

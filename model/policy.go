@@ -20,6 +20,7 @@ type policyRT struct {
 	identity          bool
 	derived           bool
 	readyWarm         bool
+	freezeFailover    bool // the load state refuses failover traffic into the cell
 
 	budget   *budget.Budget        // nil: layered retries
 	adm      *admission.Controller // nil: every request admitted

@@ -35,12 +35,15 @@ func Run(ctx context.Context, sc *scenario.Scenario, opts Options) (*packet.Pack
 	return run(ctx, sc, opts, nil)
 }
 
-// hooks observe an arm from the inside, for tests: every offered request's fate.
+// hooks observe the arms from the inside, for tests and benchmarks: every offered
+// request's fate. They are called from the arms' goroutines, concurrently.
 type hooks struct {
 	// rejected is called once per rejected request; terminal once per admitted request,
 	// when its terminal state is recorded.
 	rejected func(arm string, id int64)
 	terminal func(arm string, id int64, out packet.Outcome)
+	// done is called once per arm at the end with the number of events it processed.
+	done func(arm string, events uint64)
 }
 
 func run(ctx context.Context, sc *scenario.Scenario, opts Options, h *hooks) (*packet.Packet, error) {
@@ -171,7 +174,7 @@ func newArm(p *plan, sc *scenario.Scenario, ad scenario.Arm, seed uint64) (*arm,
 		}
 	}
 	for i := range p.deps {
-		a.deps = append(a.deps, depRT{st: p.deps[i].serviceTime, errRate: p.deps[i].errRate})
+		a.deps = append(a.deps, depRT{st: p.deps[i].serviceTime, ln: newLogNormal(p.deps[i].serviceTime), errRate: p.deps[i].errRate})
 	}
 	if pol.identity {
 		// With identity, a keyed dependency keeps an idempotency record (control/identity's
@@ -239,7 +242,9 @@ func (a *arm) run(ctx context.Context, progress func(time.Duration)) (packet.Arm
 	if a.sl.lgLive > 0 {
 		a.unfinished()
 	}
-	a.events = a.s.Processed()
+	if a.hooks != nil && a.hooks.done != nil {
+		a.hooks.done(a.name, a.s.Processed())
+	}
 	return a.rec.Finish(p.objectives), nil
 }
 

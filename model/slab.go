@@ -28,9 +28,18 @@ const (
 )
 
 // logical is one logical request, alive from its arrival until its terminal state is
-// recorded and no attempt or call of it is left.
+// recorded and no attempt or call of it is left. Timers are never cancelled: an event that
+// fires for an object whose generation or state has moved on is ignored.
 type logical struct {
+	id       int64
+	t0       time.Duration // intended send time; the deadline is t0 + the class's
+	giveUpAt time.Duration
+	queueDel time.Duration
 	gen      uint32
+	attempts int32
+	cur      int32 // attempt the entry is waiting for, -1 if none
+	live     int32 // attempts and calls of it not yet freed
+	next     int32 // free list
 	class    int16
 	entry    int16
 	state    uint8
@@ -38,18 +47,7 @@ type logical struct {
 	mutated  bool
 	admitted bool
 	cause    cause
-	id       int64
-	t0       time.Duration // intended send time
-	deadline time.Duration // absolute, since the start
-	giveUpAt time.Duration
-	attempts int32
-	cur      int32 // attempt the entry is waiting for, -1 if none
-	live     int32 // attempts and calls of it not yet freed
-	queueDel time.Duration
 	execs    [numMut]uint8 // mutations applied for this identity, by kind
-	dlTimer  timer
-	rtTimer  timer
-	next     int32 // free list
 }
 
 // Attempt states.
@@ -61,23 +59,21 @@ const (
 
 // attempt is one try the entry sends to a service instance.
 type attempt struct {
+	enq       time.Duration
+	enqWait   time.Duration
+	connWait  time.Duration
 	gen       uint32
-	state     uint8
-	abandoned bool // the entry stopped waiting for it; it runs on (baseline) as an orphan
-	cancelled bool // cancellation reached it while queued; discard when dequeued
-	result    cause
 	lg        int32
 	num       int32 // attempt number at the entry, from 1
 	inst      int32
 	stage     int32
 	tries     int32 // tries of the current dependency stage, from 0
 	call      int32 // the call in flight, -1 if none
-	enq       time.Duration
-	enqWait   time.Duration
-	connWait  time.Duration
-	edgeTimer timer
-	workTimer timer
 	next      int32
+	state     uint8
+	abandoned bool // the entry stopped waiting for it; it runs on (baseline) as an orphan
+	cancelled bool // cancellation reached it while queued; discard when dequeued
+	result    cause
 }
 
 // Call states.
@@ -90,10 +86,9 @@ const (
 
 // call is one try of a dependency call.
 type call struct {
+	asked      time.Duration
+	connAt     time.Duration
 	gen        uint32
-	state      uint8
-	callerGone bool // the calling attempt stopped waiting for it
-	err        bool
 	lg         int32
 	att        int32
 	attGen     uint32
@@ -102,15 +97,11 @@ type call struct {
 	stage      int32
 	try        int32
 	num        int32
-	asked      time.Duration
-	connAt     time.Duration
-	timeout    timer
-	done       timer
 	next       int32
+	state      uint8
+	callerGone bool // the calling attempt stopped waiting for it
+	err        bool
 }
-
-// timer is a sim.Timer with 0 meaning none.
-type timer uint64
 
 // ring is a FIFO of refs that grows by doubling.
 type ring struct {

@@ -3,6 +3,7 @@ package model
 import (
 	"fmt"
 	"math"
+	"math/bits"
 	"time"
 
 	"goodput/control/loadstate"
@@ -12,30 +13,30 @@ import (
 
 // durHist is a small log-bucketed histogram of durations for per-tick quantiles (the
 // controller's signals); the packet's percentiles come from the Recorder's HdrHistograms.
-// Buckets are 5% wide from 10µs to about 20 minutes.
+// A bucket is one of 8 sub-buckets of a power of two of microseconds (at most 12.5% wide).
 type durHist struct {
 	n      int
-	counts [400]int32
+	counts [8 * 40]int32
 }
-
-const histBase = 1.05
-
-var histLogBase = math.Log(histBase)
 
 func bucketOf(d time.Duration) int {
-	us := float64(d) / float64(time.Microsecond)
-	if us < 10 {
-		return 0
+	us := uint64(max(d, 0) / time.Microsecond)
+	if us < 8 {
+		return int(us)
 	}
-	b := int(math.Log(us/10)/histLogBase) + 1
-	return min(b, 399)
+	e := bits.Len64(us) - 1 // us in [2^e, 2^(e+1))
+	b := 8*(e-2) + int(us>>(e-3)&7)
+	return min(b, 8*40-1)
 }
 
+// bucketValue is the upper bound of bucket b.
 func bucketValue(b int) time.Duration {
-	if b == 0 {
-		return 10 * time.Microsecond
+	if b < 8 {
+		return time.Duration(b+1) * time.Microsecond
 	}
-	return time.Duration(10 * math.Pow(histBase, float64(b)) * float64(time.Microsecond))
+	e := b/8 + 2
+	sub := uint64(b % 8)
+	return time.Duration((8+sub+1)<<(e-3)) * time.Microsecond
 }
 
 func (h *durHist) add(d time.Duration) {
@@ -76,7 +77,7 @@ func (a *arm) tick() {
 	at := now - 1 // the sample closes the tick that ends now
 
 	var s packet.Sample
-	var poolUse, poolCap float64
+	var poolCap float64
 	var busyAll, workersWarm int
 	s.Dependencies = make(map[string]packet.DependencyGauge, len(a.deps))
 	depWaiting := make([]int, len(a.deps))
@@ -90,8 +91,7 @@ func (a *arm) tick() {
 			pl := &in.pools[d]
 			s.PoolWaiters += pl.waiting
 			depWaiting[d] += pl.waiting
-			if d == a.pol.trigger && in.up && a.p.deps[d].pool > 0 {
-				poolUse += float64(pl.inUse)
+			if d == a.pol.trigger && in.routable && a.p.deps[d].pool > 0 {
 				poolCap += float64(poolCap_(a.p.deps[d].pool, in.factor))
 			}
 		}
@@ -138,9 +138,12 @@ func (a *arm) tick() {
 		amp = float64(a.tk.attempts) / float64(a.tk.offered)
 	}
 	if m := a.pol.machine; m != nil {
+		// Saturation is the mean over the tick of the trigger dependency's connections in
+		// use over the pool capacity of the instances taking traffic.
+		a.connUse(a.pol.trigger, 0)
 		sat := 0.0
 		if poolCap > 0 {
-			sat = poolUse / poolCap
+			sat = a.trigArea / float64(a.p.tick) / poolCap
 		}
 		healthy := true
 		if len(a.deps) > 0 {
@@ -176,6 +179,8 @@ func (a *arm) tick() {
 
 	a.tk.offered, a.tk.attempts, a.tk.edgeAttempts, a.tk.edgeTimeouts, a.tk.goodput = 0, 0, 0, 0, 0
 	a.tk.slack.reset()
+	a.connUse(a.pol.trigger, 0)
+	a.trigArea = 0
 	for d := range a.deps {
 		a.deps[d].hist.reset()
 	}
@@ -195,6 +200,7 @@ func (a *arm) applyPolicy(snap loadstate.Snapshot) {
 	if a.pol.shedOn {
 		a.pol.shedSet = a.pol.shedTable.Set(p.Shed)
 	}
+	a.pol.freezeFailover = p.FreezeFailover
 }
 
 // alerts evaluates the scenario's alert rules on this tick's measurements.
@@ -308,6 +314,7 @@ func (a *arm) applyDepFaults(d int) {
 			dr.errRate = *f.errRate
 		}
 	}
+	dr.ln = newLogNormal(dr.st)
 }
 
 func (a *arm) applyWorkFaults(s int) {
@@ -368,17 +375,30 @@ func (a *arm) newInstance(svc int, warm bool) int32 {
 		workers: sp.workers,
 		pools:   make([]connPool, len(a.p.deps)),
 		factor:  1,
+		invCap:  1 / float64(sp.workers),
 	})
 	in := &a.insts[ii]
 	rt := &a.svcs[svc]
 	rt.insts = append(rt.insts, ii)
 	in.ready = rt.fleet.Request(a.wall())
 	if warm {
-		in.up, in.warm, in.routable = true, true, true
+		in.up, in.warm = true, true
+		a.setRoutable(ii)
 		_ = in.ready.ProcessReady(a.wall())
 		in.ready.Observe(a.wall(), readiness.Observation{CacheWarm: 1, Throughput: 0})
 	}
 	return ii
+}
+
+// setRoutable lets an instance take traffic.
+func (a *arm) setRoutable(ii int32) {
+	in := &a.insts[ii]
+	if in.routable {
+		return
+	}
+	in.routable = true
+	rt := &a.svcs[in.svc]
+	rt.routable = append(rt.routable, ii)
 }
 
 func (a *arm) scaleOut(f *faultPlan) {
@@ -400,13 +420,14 @@ func (a *arm) instanceUp(ii int32) {
 	_ = in.ready.ProcessReady(a.wall())
 	if sp.coldFor > 0 {
 		in.factor = sp.coldFactor
+		in.invCap = 1 / (float64(in.workers) * in.factor)
 		a.schedule(sp.coldFor, evInstanceWarm, int64(ii))
 	} else {
 		in.warm = true
 	}
 	a.observe(in, a.now())
 	if !a.pol.readyWarm || in.warm {
-		in.routable = true
+		a.setRoutable(ii)
 	}
 }
 
@@ -414,8 +435,9 @@ func (a *arm) instanceWarm(ii int32) {
 	in := &a.insts[ii]
 	in.warm = true
 	in.factor = 1
+	in.invCap = 1 / float64(in.workers)
 	a.observe(in, a.now())
-	in.routable = true
+	a.setRoutable(ii)
 	for d := range in.pools {
 		a.grantConns(ii, int32(d))
 	}

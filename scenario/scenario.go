@@ -214,7 +214,7 @@ type Retries struct {
 const (
 	RouterRoundRobin  = "round_robin"
 	RouterRandom      = "random"
-	RouterLeastLoaded = "least_loaded" // fewest attempts queued or in service (the default)
+	RouterLeastLoaded = "least_loaded" // the less loaded of two random instances, as Envoy's least-request (the default)
 )
 
 // Service is an application service: instances behind a router, each with a worker
@@ -230,7 +230,8 @@ type Service struct {
 	// Queue is the queue in front of each instance's workers.
 	Queue Queue `yaml:"queue,omitempty" json:"queue,omitempty"`
 	// Router is how attempts are spread over instances: round_robin, random or
-	// least_loaded (the default).
+	// least_loaded (the default: of two instances drawn at random, the one with fewer
+	// attempts queued or in service per unit of capacity).
 	Router string `yaml:"router,omitempty" json:"router,omitempty" jsonschema:"enum=round_robin,enum=random,enum=least_loaded"`
 	// Cold describes instances added by a scale fault until they are warm.
 	Cold Cold `yaml:"cold,omitempty" json:"cold,omitempty"`
@@ -322,7 +323,10 @@ type Fault struct {
 	Scale *Scale `yaml:"scale,omitempty" json:"scale,omitempty"`
 }
 
-// Shift multiplies the offered logical rate while the fault lasts.
+// Shift multiplies the offered logical rate while the fault lasts: a regional failover
+// moving traffic into the cell. The extra share is failover traffic; an arm whose load
+// state freezes failover (control/loadstate's FreezeFailover) refuses it — it is offered
+// and rejected with reason failover-frozen — so both arms see the same offered load.
 type Shift struct {
 	// Rate is the multiplier, e.g. 115% for 15% more traffic.
 	Rate Factor `yaml:"rate" json:"rate"`

@@ -1,0 +1,68 @@
+package model
+
+import (
+	"context"
+	"path/filepath"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"goodput/scenario"
+	"goodput/sim"
+)
+
+// churn is the floor's handler: every event schedules one more, a pseudo-random delay
+// ahead, so the heap keeps its size and the loop does nothing but push and pop.
+type churn struct{ x uint64 }
+
+func (c *churn) Handle(s *sim.Sim, e sim.Event) {
+	c.x = c.x*6364136223846793005 + 1442695040888963407
+	s.Schedule(time.Duration(c.x>>44)*time.Microsecond/16, c, e.Kind, e.ID)
+}
+
+// BenchmarkReplay measures the event loop's floor and the Northstar replay.
+//
+//	go test -run '^$' -bench Replay ./model/
+//
+// floor is a bare typed-heap loop (schedule and pop, 4,096 events pending, about the heap
+// of a Northstar arm); northstar replays examples/northstar (9,000 logical/s for 40
+// simulated minutes, two arms in parallel). Both report events/s; northstar also reports
+// requests/s, the simulated logical requests (both arms) per wall second.
+func BenchmarkReplay(b *testing.B) {
+	b.Run("floor", func(b *testing.B) {
+		b.ReportAllocs()
+		s := sim.New(time.Time{})
+		h := &churn{x: 1}
+		for i := range 4096 {
+			s.Schedule(time.Duration(i)*time.Microsecond, h, 0, 0)
+		}
+		start := s.Processed()
+		t0 := time.Now()
+		for b.Loop() {
+			s.Step(time.Duration(1<<62 - 1))
+		}
+		b.ReportMetric(float64(s.Processed()-start)/time.Since(t0).Seconds(), "events/s")
+	})
+	b.Run("northstar", func(b *testing.B) {
+		b.ReportAllocs()
+		sc, err := scenario.Load(filepath.Join("..", "examples", "northstar", "northstar.scenario.yaml"))
+		if err != nil {
+			b.Fatal(err)
+		}
+		var events, offered atomic.Uint64
+		h := &hooks{done: func(_ string, n uint64) { events.Add(n) }}
+		t0 := time.Now()
+		for b.Loop() {
+			pk, err := run(context.Background(), sc, Options{Seed: sc.Seed}, h)
+			if err != nil {
+				b.Fatal(err)
+			}
+			for _, a := range pk.Arms {
+				offered.Add(uint64(a.Totals.Offered))
+			}
+		}
+		el := time.Since(t0).Seconds()
+		b.ReportMetric(float64(events.Load())/el, "events/s")
+		b.ReportMetric(float64(offered.Load())/el, "requests/s")
+	})
+}
