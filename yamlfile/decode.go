@@ -77,7 +77,7 @@ const (
 )
 
 // Style is how a scalar is written.
-type Style int
+type Style uint8
 
 // The scalar styles.
 const (
@@ -147,7 +147,7 @@ func (dec Decoder) Decode(filename string, data []byte, v any) (*Positions, erro
 	d := &decoder{
 		Decoder: dec,
 		file:    filename,
-		at:      Positions{values: map[string]spot{}, keys: map[string]spot{}},
+		at:      Positions{values: map[string]spot{}, keys: map[string]point{}},
 	}
 	if d.Document == "" {
 		d.Document = "document"
@@ -220,10 +220,7 @@ func (d *decoder) record(path string, n, r ast.Node) {
 	if _, seen := d.at.values[path]; seen {
 		return
 	}
-	s := spot{scalar: isScalar(r), style: styleOf(r)}
-	if tk := startToken(n); tk != nil {
-		s.line, s.col = tk.Position.Line, tk.Position.Column
-	}
+	s := spot{start: pointOf(startToken(n)), scalar: isScalar(r), style: styleOf(r)}
 	v := n
 	for {
 		if a, ok := v.(*ast.AnchorNode); ok {
@@ -234,10 +231,8 @@ func (d *decoder) record(path string, n, r ast.Node) {
 			break
 		}
 	}
-	if tk := startToken(v); tk != nil {
-		s.vline, s.vcol = tk.Position.Line, tk.Position.Column
-	} else {
-		s.vline, s.vcol = s.line, s.col
+	if s.value = pointOf(startToken(v)); s.value == (point{}) {
+		s.value = s.start
 	}
 	d.at.values[path] = s
 }
@@ -247,7 +242,7 @@ func (d *decoder) recordKey(path string, key *token.Token) {
 	if _, seen := d.at.keys[path]; seen || key == nil || key.Position == nil {
 		return
 	}
-	d.at.keys[path] = spot{line: key.Position.Line, col: key.Position.Column}
+	d.at.keys[path] = pointOf(key)
 }
 
 // parse lexes and parses data into the root node of its single document,

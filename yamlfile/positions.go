@@ -3,6 +3,8 @@ package yamlfile
 import (
 	"strconv"
 	"strings"
+
+	"github.com/goccy/go-yaml/token"
 )
 
 // Positions says where each value of a decoded file is written, by YAML path
@@ -14,16 +16,26 @@ import (
 // Lines and columns are 1-based, and columns count characters; 0, 0 means the
 // path was not decoded.
 type Positions struct {
-	values map[string]spot // path → where its value starts (the first time it is decoded)
-	keys   map[string]spot // path → where the key that introduces it starts
+	values map[string]spot  // path → where its value starts (the first time it is decoded)
+	keys   map[string]point // path → where the key that introduces it starts
 }
 
-// spot is one position, with what was written there.
+// point is a line and column; 0, 0 when unknown.
+type point struct{ line, col int32 }
+
+func pointOf(tk *token.Token) point {
+	if tk == nil || tk.Position == nil {
+		return point{}
+	}
+	return point{int32(tk.Position.Line), int32(tk.Position.Column)}
+}
+
+// spot is where a value is written, and what was written there.
 type spot struct {
-	line, col   int   // where the node starts, with its anchor or tag
-	vline, vcol int   // where the value itself starts, after its anchor or tag
-	scalar      bool  // the value is a scalar (or null)
-	style       Style // how the scalar is written
+	start  point // where the node starts, with its anchor or tag
+	value  point // where the value itself starts, after its anchor or tag
+	scalar bool  // the value is a scalar (or null)
+	style  Style // how the scalar is written
 }
 
 // Value returns where the value at path starts: the first character of a
@@ -35,8 +47,8 @@ func (p *Positions) Value(path string) (line, col int) {
 	if p == nil {
 		return 0, 0
 	}
-	s := p.values[path]
-	return s.vline, s.vcol
+	s := p.values[path].value
+	return int(s.line), int(s.col)
 }
 
 // Key returns where the mapping key that introduces the value at path starts;
@@ -46,7 +58,7 @@ func (p *Positions) Key(path string) (line, col int) {
 		return 0, 0
 	}
 	s := p.keys[path]
-	return s.line, s.col
+	return int(s.line), int(s.col)
 }
 
 // At returns where a problem with the value at path is reported, as for a
@@ -63,9 +75,9 @@ func (p *Positions) At(path string) (line, col int) {
 	for q := path; ; q = parentPath(q) {
 		if v, ok := p.values[q]; ok {
 			if k, ok := p.keys[q]; ok && !v.scalar {
-				return k.line, k.col
+				return int(k.line), int(k.col)
 			}
-			return v.line, v.col
+			return int(v.start.line), int(v.start.col)
 		}
 		if q == "$" {
 			return 0, 0
