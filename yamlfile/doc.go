@@ -28,8 +28,9 @@
 // [FieldError]s naming a YAML path ("$.classes[1].share"), gathered in
 // [Errors]. After a clean decode, Unmarshal calls Validate and turns each
 // path into the file:line:col where that value is written (or, for a missing
-// key, where its parent is). A type that checks itself wherever it is used
-// implements [Checker].
+// key, where its parent is). A struct type that checks itself wherever it is
+// decoded from a mapping (exactly one of its forms set, say) implements
+// [Checker].
 //
 // # Formats
 //
