@@ -34,6 +34,7 @@ const (
 	evInstanceUp
 	evInstanceWarm
 	evTimerQueue // ID: timer queue
+	evReserve    // ID: logical; its derived call timeout
 )
 
 // instance is one instance of a service: a worker pool, a queue in front of it and one
@@ -121,7 +122,7 @@ type arm struct {
 	insts []instance
 	deps  []depRT
 
-	ledgers [numMut]*identity.Ledger
+	ledgers [numMut]*ledger
 
 	inFlight int // admitted logical requests whose caller has no answer yet
 	tk       tickStats
@@ -132,8 +133,8 @@ type arm struct {
 
 	// Timer queues: one per entry (attempt timeouts), then one per dependency (call
 	// timeouts), then one per class (deadlines).
-	tqs                     []timerQueue
-	tqEntry, tqDep, tqClass int
+	tqs                                []timerQueue
+	tqEntry, tqDep, tqClass, tqReserve int
 
 	hooks *hooks
 
@@ -218,6 +219,8 @@ func (a *arm) dispatch(kind int32, id int64) {
 		a.instanceWarm(int32(e.ID))
 	case evTimerQueue:
 		a.fireQueue(int(e.ID))
+	case evReserve:
+		a.reserveFire(e.ID)
 	}
 }
 
@@ -297,7 +300,12 @@ func (a *arm) arrival() {
 		a.pol.budget.Request(a.wall(), "")
 	}
 	if a.pol.propagate {
-		a.after(a.tqClass+ci, cp.deadline, evDeadline, ref(li, lg.gen))
+		if a.pol.derived && a.pol.cancel && a.pol.reserve > 0 && a.pol.reserve < cp.deadline {
+			// The reserve timer comes first; it sets the deadline timer if still needed.
+			a.after(a.tqReserve+ci, cp.deadline-a.pol.reserve, evReserve, ref(li, lg.gen))
+		} else {
+			a.after(a.tqClass+ci, cp.deadline, evDeadline, ref(li, lg.gen))
+		}
 	}
 	a.sendAttempt(li)
 }
@@ -535,7 +543,7 @@ func (a *arm) giveUp(li int32, c cause) {
 func (a *arm) clientDone(lg *logical, cp *classPlan, lat time.Duration, dropped bool) {
 	a.inFlight--
 	if lg.admitted {
-		a.pol.adm.Done(a.wall(), admission.Sample{Class: cp.admission, QueueDelay: lg.queueDel, Latency: lat, Dropped: dropped})
+		a.pol.adm.Done(a.wall(), admission.Sample{Class: cp.admission, QueueDelay: time.Duration(lg.queueDelUs) * time.Microsecond, Latency: lat, Dropped: dropped})
 	}
 }
 
@@ -600,9 +608,9 @@ func (a *arm) route(ai int32, svc int) {
 		case 1:
 			pick = cands[0]
 		default:
-			lgID := a.sl.lg(at.lg).id
-			i := int(a.draw(sp.routerPurp, lgID, at.num, 0, 0) * float64(m))
-			j := int(a.draw(sp.routerPurp, lgID, at.num, 1, 0) * float64(m-1))
+			u := a.draw(sp.routerPurp, a.sl.lg(at.lg).id, at.num, 0, 0) * float64(m)
+			i := int(u)
+			j := int((u - float64(i)) * float64(m-1))
 			if j >= i {
 				j++
 			}
@@ -772,7 +780,7 @@ func (a *arm) finishAttempt(ai int32, c cause, held bool) {
 	at.state = attDone
 	at.result = c
 	if lg := a.sl.lg(at.lg); lg.cur == ai {
-		lg.queueDel = at.enqWait + at.connWait
+		lg.queueDelUs = int32(min((at.enqWait+at.connWait)/time.Microsecond, math.MaxInt32))
 	}
 	ii := at.inst
 	if held {
@@ -850,7 +858,12 @@ func (a *arm) startCall(ai int32) {
 	c.asked = now
 	lg.live++
 	at.call = ci
-	if timeout > 0 {
+	switch {
+	case a.pol.derived && a.pol.cancel:
+		// Every call of the request times out at the same instant, its deadline minus the
+		// reserve; with cancellation no other attempt of it is left running, so one timer
+		// per request (evReserve, set at arrival) serves all its calls.
+	case timeout > 0:
 		a.after(a.tqDep+st.dep, timeout, evCallTimeout, ref(ci, c.gen))
 	}
 	in := &a.insts[at.inst]
@@ -914,14 +927,11 @@ func (a *arm) depDone(id int64) {
 	st := &a.p.classes[lg.class].stages[c.stage]
 	if st.mutation != mutNone && !c.err {
 		apply := true
-		if l := a.ledgers[st.mutation]; l != nil {
-			// The dependency honours the logical identity: a repeat is answered from its
+		if l := a.ledgers[st.mutation]; l != nil && lg.execs[st.mutation] > 0 {
+			// The dependency honours the logical identity: the repeat is answered from its
 			// idempotency record instead of being applied again.
-			o, executed := l.Execute(a.wall(), identity.Key(strconv.FormatInt(lg.id, 36)))
-			apply = executed
-			if executed {
-				l.Complete(o.Key, true)
-			}
+			apply = l.execute(a.wall(), identity.Key(strconv.FormatInt(lg.id, 36)), !lg.recorded[st.mutation])
+			lg.recorded[st.mutation] = true
 		}
 		if apply {
 			lg.mutated = true
@@ -1016,6 +1026,26 @@ func (a *arm) grantConns(ii int32, dep int32) {
 		a.connUse(int(dep), 1)
 		a.connected(ci)
 	}
+}
+
+// reserveFire is the derived call timeout of a request: its deadline minus the reserve has
+// come, so the call its current attempt waits for times out.
+func (a *arm) reserveFire(id int64) {
+	li, gen := unref(id)
+	lg := a.sl.lg(li)
+	if lg.gen != gen || lg.state != lgActive {
+		return
+	}
+	a.after(a.tqClass+int(lg.class), a.pol.reserve, evDeadline, id)
+	if lg.cur < 0 {
+		return
+	}
+	at := a.sl.att(lg.cur)
+	if at.state != attRunning || at.call < 0 {
+		return
+	}
+	c := a.sl.call(at.call)
+	a.callTimeout(ref(at.call, c.gen))
 }
 
 func (a *arm) callTimeout(id int64) {

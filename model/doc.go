@@ -27,11 +27,29 @@
 //     finishes them and go through control/identity's Ledger by logical identity:
 //     duplicates are counted, and a request whose mutation ran but whose caller got no
 //     answer is ambiguous.
+//   - A regional failover (a shift fault) brings extra traffic; a load state that freezes
+//     failover refuses that share at the door (offered, then rejected as failover-frozen).
 //   - Policies wire in the control packages: control/budget (one retry budget for every
 //     layer), control/deadline (per-call timeouts from the absolute deadline),
 //     control/admission (an adaptive concurrency limit with class reservations),
 //     control/queue, control/shed, control/loadstate (stepped every tick with measured
 //     signals) and control/readiness (when scaled-out instances take traffic).
+//
+// # Attempts and amplification
+//
+// A layer's attempts are the physical tries it originates: an entry counts every attempt it
+// sends (first tries and retries); a service counts the extra tries it makes of its
+// dependency calls (a call's first try is part of the attempt that makes it). Their sum per
+// offered request is the seed's physical-attempt amplification, (1 + edge retries) ×
+// (1 + service retries). Calls per dependency are in the packet's dependency figures;
+// dependency layers carry only their orphans and completed cancellations.
+//
+// # Speed
+//
+// Per-request objects live in chunked slabs with free lists, events carry an index and a
+// generation, and timers are never cancelled: an event for an object that has moved on is
+// ignored. Timeouts of one kind and length expire in the order they were set, so each kind
+// keeps them in a FIFO with one engine event for the earliest live one.
 //
 // # Common random numbers
 //

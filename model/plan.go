@@ -19,6 +19,7 @@ type plan struct {
 	duration time.Duration
 	tick     time.Duration
 	drain    time.Duration
+	lifetime time.Duration // the longest a request's work is expected to run
 	poisson  bool
 	schedule []rateStep
 
@@ -322,14 +323,14 @@ func compile(sc *scenario.Scenario) (*plan, error) {
 		p.faults = append(p.faults, fp)
 	}
 
+	// A request's work lasts at most about twice the longest deadline plus every entry's
+	// attempts (timeouts and backoffs); the default drain gives it at least that long.
+	p.lifetime = 2 * longest
+	for _, e := range p.entries {
+		p.lifetime += time.Duration(e.retries.max+1) * (e.timeout + e.retries.backoff)
+	}
 	if p.drain <= 0 {
-		// Long enough for every attempt still running to reach a terminal state: the
-		// longest deadline plus every entry's attempts and every dependency's tries.
-		d := 2 * longest
-		for _, e := range p.entries {
-			d += time.Duration(e.retries.max+1) * (e.timeout + e.retries.backoff)
-		}
-		p.drain = max(d, 10*time.Second)
+		p.drain = max(p.lifetime, 10*time.Second)
 	}
 
 	for _, e := range p.entries {

@@ -113,9 +113,39 @@ func (p *progress) report(i int, d time.Duration) {
 
 func newQueue(cfg queue.Config) (*queue.Queue[int64], error) { return queue.New[int64](cfg) }
 
-// ledgerTTL is how long the mutation ledgers remember a logical identity: far longer than
-// any request can keep retrying or running, so that a late duplicate is still counted.
-func ledgerTTL(p *plan) time.Duration { return max(20*time.Second, 2*p.drain) }
+// ledgerTTL is how long the mutation ledgers remember a logical identity: longer than any
+// request can keep retrying or running (twice the longest deadline plus every entry
+// attempt's timeout and backoff), so that a late repeat is still deduplicated.
+func ledgerTTL(p *plan) time.Duration { return p.lifetime }
+
+// ledger is a keyed dependency's idempotency record, a control/identity Ledger. The
+// record is only ever read when a request's identity comes back (a retry, or an orphaned
+// attempt, reaching the mutation again), so the model writes a request's first execution
+// into the Ledger when its identity is first used again, and lets the Ledger decide the
+// repeat. The Ledger's answers are the same as if every execution had been written at
+// once (its TTL is far longer than a request lives), only the record's timestamp is the
+// instant it was written; requests whose identity never returns cost nothing.
+type ledger struct {
+	l *identity.Ledger
+}
+
+func newLedger(ttl time.Duration) (*ledger, error) {
+	l, err := identity.NewLedger(identity.Config{Dedupe: true, TTL: max(ttl, time.Second)})
+	if err != nil {
+		return nil, err
+	}
+	return &ledger{l: l}, nil
+}
+
+// execute is called for a repeat of key's mutation at now; prior says the first execution
+// is not written yet. It reports whether the repeat is applied.
+func (l *ledger) execute(now time.Time, key identity.Key, prior bool) bool {
+	if prior {
+		l.l.Execute(now, key) // the first execution, written now that it is needed
+	}
+	_, executed := l.l.Execute(now, key)
+	return executed
+}
 
 func newArm(p *plan, sc *scenario.Scenario, ad scenario.Arm, seed uint64) (*arm, error) {
 	s := sim.New(p.start)
@@ -144,7 +174,8 @@ func newArm(p *plan, sc *scenario.Scenario, ad scenario.Arm, seed uint64) (*arm,
 	a.tqEntry = 0
 	a.tqDep = len(p.entries)
 	a.tqClass = a.tqDep + len(p.deps)
-	a.tqs = make([]timerQueue, a.tqClass+len(p.classes))
+	a.tqReserve = a.tqClass + len(p.classes)
+	a.tqs = make([]timerQueue, a.tqReserve+len(p.classes))
 	for _, c := range p.classes {
 		a.maxSlack = max(a.maxSlack, c.deadline)
 	}
@@ -192,7 +223,7 @@ func newArm(p *plan, sc *scenario.Scenario, ad scenario.Arm, seed uint64) (*arm,
 			if !keyed {
 				continue
 			}
-			l, err := identity.NewLedger(identity.Config{Dedupe: true, TTL: ledgerTTL(p)})
+			l, err := newLedger(ledgerTTL(p))
 			if err != nil {
 				return nil, err
 			}

@@ -34,20 +34,22 @@ type logical struct {
 	id       int64
 	t0       time.Duration // intended send time; the deadline is t0 + the class's
 	giveUpAt time.Duration
-	queueDel time.Duration
 	gen      uint32
 	attempts int32
 	cur      int32 // attempt the entry is waiting for, -1 if none
 	live     int32 // attempts and calls of it not yet freed
 	next     int32 // free list
-	class    int16
-	entry    int16
-	state    uint8
-	success  bool
-	mutated  bool
-	admitted bool
-	cause    cause
-	execs    [numMut]uint8 // mutations applied for this identity, by kind
+	// queueDelUs is the last attempt's queueing and connection wait, in microseconds.
+	queueDelUs int32
+	class      int16
+	entry      int16
+	state      uint8
+	success    bool
+	mutated    bool
+	admitted   bool
+	cause      cause
+	execs      [numMut]uint8 // mutations applied for this identity, by kind
+	recorded   [numMut]bool  // the first execution is written in the dependency's ledger
 }
 
 // Attempt states.

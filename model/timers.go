@@ -96,7 +96,7 @@ func (a *arm) timerLive(kind int32, id int64) bool {
 		ci, gen := unref(id)
 		c := a.sl.call(ci)
 		return c.gen == gen && c.state != callDone && !c.callerGone
-	case evDeadline:
+	case evDeadline, evReserve:
 		li, gen := unref(id)
 		lg := a.sl.lg(li)
 		return lg.gen == gen && lg.state == lgActive
