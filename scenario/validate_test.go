@@ -1,0 +1,135 @@
+package scenario
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+// validBase is a small valid scenario; each case of TestValidate breaks one thing in it.
+const validBase = `
+name: base
+clock: {duration: 1m, tick: 1s}
+load:
+  schedule: [{at: 0s, rate: 100/s}, {at: 30s, rate: 200/s}]
+classes:
+  - name: buy
+    share: 60%
+    deadline: 1s
+    admission: standard
+    stages:
+      - {name: prepare, work: 2ms}
+      - {name: charge, dependency: pay, mutation: payment_authorization}
+      - {name: extras, dependency: pay, optional: true, fallback: conservative}
+  - name: look
+    share: 40%
+    deadline: 500ms
+    entry: web
+    stages:
+      - {name: read, work: {mean: 1ms}}
+topology:
+  entries:
+    - {name: web, target: shop, timeout: 300ms, retries: {max: 1, on: [timeout]}}
+  services:
+    - {name: shop, instances: 2, workers: 4, queue: {capacity: 10}, cold: {rate_factor: 50%, for: 10s}}
+  dependencies:
+    - {name: pay, service_time: {p50: 10ms, p99: 40ms}, pool: {per_instance: 2}, timeout: 100ms}
+faults:
+  - {at: 10s, for: 10s, dependency: pay, service_time: {p50: 10ms, p99: 200ms}}
+  - {at: 20s, shift: {rate: 115%}}
+  - {at: 30s, scale: {service: shop, add: 2}}
+  - {at: 40s, for: 5s, service: shop, work_factor: 200%}
+arms:
+  - {name: baseline, policy: {}}
+  - name: protected
+    policy:
+      deadline: {propagate: true, cancel: true, reserve: 50ms}
+      identity: true
+      retries: {mode: budget, budget: {ratio: 2%}}
+      dependency_timeout: derived
+      queue: {kind: age, max_age: 500ms, target: 5ms, adaptive_lifo: true}
+      admission: {adaptive: true, reserve: {continuation: 10%, lookup: 5%}}
+      shed: {plan: default, features: [extras]}
+      loadstate: {preset: northstar, trigger: pay}
+      readiness: warm
+objectives:
+  - {name: p99, metric: latency_p99, class: buy, max: 800ms}
+  - {name: floor, metric: goodput_rate, min: 150/s, window: {from: 10s, to: 30s}}
+  - {name: dups, metric: duplicates, max: 0}
+  - {name: normal, metric: time_to_normal, after: 20s, max: 30s}
+alerts:
+  - {name: timeouts, metric: timeout_rate, above: 2%, for: 10s}
+`
+
+func TestValidateAcceptsBase(t *testing.T) {
+	if _, err := Decode("base.yaml", []byte(validBase)); err != nil {
+		t.Fatalf("base scenario rejected:\n%v", err)
+	}
+}
+
+// TestValidate breaks the base scenario in one place per case and checks that Validate
+// reports that place (its YAML path, placed at a file position by Decode) with a message
+// that says what is expected.
+func TestValidate(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		old, new string // replace old with new in validBase
+		path     string // a FieldError with this path is expected
+		msg      string // and this text in its message
+	}{
+		{"shares", "share: 40%", "share: 30%", "$.classes", "sum to 90%"},
+		{"no deadline", "    deadline: 500ms\n", "", "$.classes[1].deadline", "positive end-to-end deadline"},
+		{"unknown dependency", "dependency: pay, mutation", "dependency: bank, mutation", "$.classes[0].stages[1].dependency", `"bank" is not declared`},
+		{"work and dependency", "{name: prepare, work: 2ms}", "{name: prepare, work: 2ms, dependency: pay}", "$.classes[0].stages[0]", "both work and dependency"},
+		{"neither", "{name: prepare, work: 2ms}", "{name: prepare}", "$.classes[0].stages[0]", "neither work nor dependency"},
+		{"mutation on work", "{name: prepare, work: 2ms}", "{name: prepare, work: 2ms, mutation: order_commit}", "$.classes[0].stages[0].mutation", "dependency to be set"},
+		{"optional mutation", "optional: true, fallback: conservative", "optional: true, mutation: order_commit", "$.classes[0].stages[2].mutation", "cannot be optional"},
+		{"fallback on required", "{name: read, work: {mean: 1ms}}", "{name: read, work: {mean: 1ms}, fallback: skip}", "$.classes[1].stages[0].fallback", "optional: true"},
+		{"duplicate stage", "{name: extras, dependency", "{name: charge, dependency", "$.classes[0].stages[2].name", "appears twice"},
+		{"entry target", "target: shop", "target: store", "$.topology.entries[0].target", `"store" is not a service`},
+		{"class entry", "entry: web", "entry: app", "$.classes[1].entry", `"app" is not declared`},
+		{"no workers", "workers: 4", "workers: 0", "$.topology.services[0].workers", "at least 1"},
+		{"name clash", "{name: pay, service_time", "{name: shop, service_time", "$.topology.dependencies[0].name", "already used"},
+		{"retry trigger", "on: [timeout]", "on: [tiemout]", "$.topology.entries[0].retries.on[0]", "timeout, error or overload"},
+		{"cold factor", "rate_factor: 50%", "rate_factor: 150%", "$.topology.services[0].cold.rate_factor", "at most 100%"},
+		{"schedule order", "{at: 30s, rate: 200/s}", "{at: 0s, rate: 200/s}", "$.load.schedule[1].at", "increasing time"},
+		{"schedule start", "{at: 0s, rate: 100/s}", "{at: 5s, rate: 100/s}", "$.load.schedule[0].at", "start at 0s"},
+		{"fault kinds", "{at: 20s, shift: {rate: 115%}}", "{at: 20s, shift: {rate: 115%}, scale: {service: shop, add: 1}}", "$.faults[1]", "exactly one"},
+		{"permanent scale", "{at: 30s, scale: {service: shop, add: 2}}", "{at: 30s, for: 5s, scale: {service: shop, add: 2}}", "$.faults[2].for", "permanent"},
+		{"work factor", "work_factor: 200%", "work_factor: 0", "$.faults[3].work_factor", "positive multiplier"},
+		{"budget mode", "retries: {mode: budget, budget: {ratio: 2%}}", "retries: {mode: budget}", "$.arms[1].policy.retries", "no budget"},
+		{"queue fields", "queue: {kind: age, max_age", "queue: {kind: fifo, max_age", "$.arms[1].policy.queue", "kind: age"},
+		{"lifo needs target", "target: 5ms, adaptive_lifo: true", "adaptive_lifo: true", "$.arms[1].policy.queue.adaptive_lifo", "target"},
+		{"reservations", "reserve: {continuation: 10%, lookup: 5%}", "reserve: {continuation: 60%, lookup: 50%}", "$.arms[1].policy.admission.reserve", "less than 100%"},
+		{"shed feature", "features: [extras]", "features: [charge]", "$.arms[1].policy.shed.features[0]", "not an optional stage"},
+		{"trigger", "trigger: pay", "trigger: shop", "$.arms[1].policy.loadstate.trigger", "not a dependency"},
+		{"arm names", "{name: baseline, policy: {}}", "{name: protected, policy: {}}", "$.arms[1].name", "declared twice"},
+		{"objective unit", "metric: goodput_rate, min: 150/s", "metric: goodput_rate, min: 150ms", "$.objectives[1].min", "a rate"},
+		{"objective class", "class: buy, max", "class: sell, max", "$.objectives[0].class", "not declared"},
+		{"objective bound", "{name: dups, metric: duplicates, max: 0}", "{name: dups, metric: duplicates}", "$.objectives[2]", "min or max"},
+		{"window", "window: {from: 10s, to: 30s}", "window: {from: 30s, to: 10s}", "$.objectives[1].window.to", "not after"},
+		{"alert metric", "metric: timeout_rate", "metric: errors", "$.alerts[0].metric", "unknown alert metric"},
+		{"tick", "tick: 1s", "tick: 2m", "$.clock.tick", "longer than the run"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			src := strings.Replace(validBase, tc.old, tc.new, 1)
+			if src == validBase {
+				t.Fatalf("case does not change the scenario: %q not found", tc.old)
+			}
+			_, err := Decode("case.yaml", []byte(src))
+			var list ErrorList
+			if !errors.As(err, &list) {
+				t.Fatalf("Decode() = %v; want an ErrorList", err)
+			}
+			for _, e := range list {
+				if e.Path == tc.path && strings.Contains(e.Msg, tc.msg) {
+					if e.Line == 0 {
+						t.Errorf("%s has no position: %v", tc.path, e)
+					}
+					return
+				}
+			}
+			t.Errorf("no error at %s containing %q; got:\n%v", tc.path, tc.msg, err)
+		})
+	}
+}
