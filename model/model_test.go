@@ -410,9 +410,13 @@ func TestQueueingTheory(t *testing.T) {
 		{1, 300, time.Duration(2.5 * float64(time.Millisecond))}, // ρ = 0.75
 	} {
 		t.Run(fmt.Sprintf("M/M/%d λ=%v", tc.c, tc.lambda), func(t *testing.T) {
+			dur := "400s"
+			if testing.Short() {
+				dur = "120s"
+			}
 			src := fmt.Sprintf(`
 name: mmc
-clock: {duration: 400s, tick: 1s}
+clock: {duration: %s, tick: 1s}
 load: {schedule: [{at: 0s, rate: %v/s}]}
 classes:
   - {name: job, share: 100%%, deadline: 1h, stages: [{name: serve, work: {mean: %v}}]}
@@ -420,7 +424,7 @@ topology:
   entries: [{name: source, target: server}]
   services: [{name: server, instances: 1, workers: %d}]
 arms: [{name: fifo, policy: {}}]
-`, tc.lambda, scenario.Duration(tc.mean), tc.c)
+`, dur, tc.lambda, scenario.Duration(tc.mean), tc.c)
 			pk, err := Run(context.Background(), decode(t, src), Options{Seed: 5})
 			if err != nil {
 				t.Fatal(err)
@@ -430,7 +434,11 @@ arms: [{name: fifo, policy: {}}]
 			a := tc.lambda / mu
 			wq := erlangC(tc.c, a) / (float64(tc.c)*mu - tc.lambda) // seconds
 			got := arm.Classes[0].QueueWait.Mean / 1000             // seconds
-			tol := 0.08*wq + 0.02*tc.mean.Seconds()
+			rel := 0.08                                             // 400 s: the statistical error is a few percent at ρ = 0.94
+			if testing.Short() {
+				rel = 0.15
+			}
+			tol := rel*wq + 0.02*tc.mean.Seconds()
 			if math.Abs(got-wq) > tol {
 				t.Errorf("mean wait %.3fms, Erlang C %.3fms (tolerance %.3fms)", got*1000, wq*1000, tol*1000)
 			}
