@@ -183,44 +183,41 @@ func (a *arm) draw(purp uint64, lg int64, att, stage, try int32) float64 {
 // Handle dispatches the arm's events.
 func (a *arm) Handle(_ *sim.Sim, e sim.Event) { a.dispatch(e.Kind, e.ID) }
 
+// dispatch runs the handler of one event (from the engine or from a timer queue).
 func (a *arm) dispatch(kind int32, id int64) {
-	e := struct {
-		Kind int32
-		ID   int64
-	}{kind, id}
-	switch e.Kind {
+	switch kind {
 	case evArrival:
 		a.arrival()
 	case evRateChange:
 		a.rescheduleArrival()
 	case evEntryTimeout:
-		a.entryTimeout(e.ID)
+		a.entryTimeout(id)
 	case evEntryRetry:
-		a.entryRetryFire(e.ID)
+		a.entryRetryFire(id)
 	case evWorkDone:
-		a.workDone(e.ID)
+		a.workDone(id)
 	case evCallRetry:
-		a.callRetryFire(e.ID)
+		a.callRetryFire(id)
 	case evDepDone:
-		a.depDone(e.ID)
+		a.depDone(id)
 	case evCallTimeout:
-		a.callTimeout(e.ID)
+		a.callTimeout(id)
 	case evDeadline:
-		a.deadlineFire(e.ID)
+		a.deadlineFire(id)
 	case evTick:
 		a.tick()
 	case evFaultStart:
-		a.faultStart(int(e.ID))
+		a.faultStart(int(id))
 	case evFaultEnd:
-		a.faultEnd(int(e.ID))
+		a.faultEnd(int(id))
 	case evInstanceUp:
-		a.instanceUp(int32(e.ID))
+		a.instanceUp(int32(id))
 	case evInstanceWarm:
-		a.instanceWarm(int32(e.ID))
+		a.instanceWarm(int32(id))
 	case evTimerQueue:
-		a.fireQueue(int(e.ID))
+		a.fireQueue(int(id))
 	case evReserve:
-		a.reserveFire(e.ID)
+		a.reserveFire(id)
 	}
 }
 
@@ -409,7 +406,6 @@ func (a *arm) respond(ai int32) {
 // entryRetry decides, after the attempt the entry waited for failed with c, whether the
 // entry retries or gives up.
 func (a *arm) entryRetry(li int32, c cause) {
-	now := a.now()
 	lg := a.sl.lg(li)
 	ep := &a.p.entries[lg.entry]
 	cp := &a.p.classes[lg.class]
@@ -425,7 +421,6 @@ func (a *arm) entryRetry(li int32, c cause) {
 		a.schedule(ep.retries.backoff, evEntryRetry, ref(li, lg.gen))
 		return
 	}
-	_ = now
 	a.sendAttempt(li)
 }
 

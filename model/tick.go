@@ -77,7 +77,7 @@ func (a *arm) tick() {
 	at := now - 1 // the sample closes the tick that ends now
 
 	var s packet.Sample
-	var poolCap float64
+	var poolSize float64
 	var busyAll, workersWarm int
 	s.Dependencies = make(map[string]packet.DependencyGauge, len(a.deps))
 	depWaiting := make([]int, len(a.deps))
@@ -92,7 +92,7 @@ func (a *arm) tick() {
 			s.PoolWaiters += pl.waiting
 			depWaiting[d] += pl.waiting
 			if d == a.pol.trigger && in.routable && a.p.deps[d].pool > 0 {
-				poolCap += float64(poolCap_(a.p.deps[d].pool, in.factor))
+				poolSize += float64(poolCap(a.p.deps[d].pool, in.factor))
 			}
 		}
 		if in.routable {
@@ -142,8 +142,8 @@ func (a *arm) tick() {
 		// use over the pool capacity of the instances taking traffic.
 		a.connUse(a.pol.trigger, 0)
 		sat := 0.0
-		if poolCap > 0 {
-			sat = a.trigArea / float64(a.p.tick) / poolCap
+		if poolSize > 0 {
+			sat = a.trigArea / float64(a.p.tick) / poolSize
 		}
 		healthy := true
 		if len(a.deps) > 0 {
@@ -185,8 +185,6 @@ func (a *arm) tick() {
 		a.deps[d].hist.reset()
 	}
 }
-
-func poolCap_(size int, factor float64) int { return poolCap(size, factor) }
 
 // applyPolicy hands a new load-state policy to the controls that own its levers.
 func (a *arm) applyPolicy(snap loadstate.Snapshot) {
