@@ -175,7 +175,9 @@ func (a *arm) tick() {
 		s.Generation = snap.Generation
 	}
 	a.rec.Sample(at, s)
-	a.alerts(at, amp, s.QueueAgeMax)
+	// Alerts are stamped at the tick boundary that evaluated them (the last tick's inside
+	// the run).
+	a.alerts(min(now, a.p.duration-1), amp, s.QueueAgeMax)
 
 	a.tk.offered, a.tk.attempts, a.tk.edgeAttempts, a.tk.edgeTimeouts, a.tk.goodput = 0, 0, 0, 0, 0
 	a.tk.slack.reset()
