@@ -624,6 +624,11 @@ func (a *arm) route(ai int32, svc int) {
 		return
 	}
 	at.inst = pick
+	// The attempt reaches the service: one attempt at the service's layer.
+	a.rec.Attempt(a.now(), sp.name)
+	if at.num > 1 {
+		a.rec.Retry(a.now(), sp.name)
+	}
 	a.enqueue(ai)
 }
 
@@ -834,10 +839,11 @@ func (a *arm) startCall(ai int32) {
 		}
 		timeout = t
 	}
+	// Every call is an attempt at the dependency's layer; a service-level retry is also
+	// counted as a retry there (edge retries are counted at the edge).
+	a.rec.Attempt(now, dp.name)
 	if at.tries > 0 {
-		svc := a.p.services[a.insts[at.inst].svc].name
-		a.rec.Attempt(now, svc)
-		a.rec.Retry(now, svc)
+		a.rec.Retry(now, dp.name)
 		a.tk.attempts++
 	}
 	ci := a.sl.newCall()
