@@ -624,11 +624,9 @@ func (a *arm) route(ai int32, svc int) {
 		return
 	}
 	at.inst = pick
-	// The attempt reaches the service: one attempt at the service's layer.
+	// The attempt reaches the service: one attempt at the service's layer. (An edge retry
+	// is counted as a retry once, at the edge that made it.)
 	a.rec.Attempt(a.now(), sp.name)
-	if at.num > 1 {
-		a.rec.Retry(a.now(), sp.name)
-	}
 	a.enqueue(ai)
 }
 
