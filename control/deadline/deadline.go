@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"strings"
 	"time"
+
+	"goodput/control/internal/nanotime"
 )
 
 // Header names. Both are in canonical form, so they can index an
@@ -55,7 +57,7 @@ func (e *HeaderError) Is(target error) bool { return target == ErrMalformed }
 // Remaining returns how much of deadline is left at now. It is negative once
 // the deadline has passed. A zero deadline counts as long past.
 func Remaining(deadline, now time.Time) time.Duration {
-	return deadline.Sub(now)
+	return nanotime.Sub(deadline, now)
 }
 
 // CallTimeout returns the timeout for one call to a dependency made at now on
@@ -72,7 +74,7 @@ func Remaining(deadline, now time.Time) time.Duration {
 // replaces: late in the deadline it lets a call run after the caller has given
 // up, and it stacks across retries. See the package example.
 func CallTimeout(deadline, now time.Time, reserve, ceiling time.Duration) (time.Duration, error) {
-	left := deadline.Sub(now)
+	left := nanotime.Sub(deadline, now)
 	if left <= 0 {
 		return 0, ErrExpired
 	}
