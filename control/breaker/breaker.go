@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"sync"
 	"time"
+
+	"goodput/control/internal/nanotime"
 )
 
 // Errors returned by [Breaker.Allow].
@@ -413,7 +415,7 @@ func (b *Breaker) observe(now time.Time) {
 		b.started = true
 		b.epoch = now
 	}
-	d := now.Sub(b.epoch)
+	d := nanotime.Sub(now, b.epoch)
 	if d < b.last {
 		d = b.last
 	}
