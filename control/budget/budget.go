@@ -314,8 +314,9 @@ func New(cfg Config) (*Budget, error) {
 // Request deposits one first attempt made at now on behalf of tenant.
 // Retries are not deposits: do not call Request for them.
 func (b *Budget) Request(now time.Time, tenant string) {
+	ns := now.UnixNano()
 	b.mu.Lock()
-	b.advance(now)
+	b.advance(ns)
 	slot := slotOf(b.cur)
 	b.w.reqs[slot]++
 	b.w.sumReqs++
@@ -349,24 +350,28 @@ func (b *Budget) Allow(now time.Time, r Retry) Decision {
 	case r.Remaining <= 0 || r.Remaining < r.Expected:
 		reason = ReasonDeadline
 	}
-	b.mu.Lock()
-	defer b.mu.Unlock()
 	if reason != ReasonAllowed {
+		b.mu.Lock()
 		b.stats.Suppressed[reason]++
+		b.mu.Unlock()
 		return Decision{Reason: reason}
 	}
-	b.advance(now)
+	ns := now.UnixNano()
+	b.mu.Lock()
+	b.advance(ns)
 	pool := b.ratio*float64(b.w.sumReqs) + b.reserve
 	var t *tenant
 	if b.tenants != nil {
 		t = b.tenant(r.Tenant)
 		if float64(t.w.sumRets+1) > b.share*pool+epsilon {
 			b.stats.Suppressed[ReasonTenantShare]++
+			b.mu.Unlock()
 			return Decision{Reason: ReasonTenantShare}
 		}
 	}
 	if float64(b.w.sumRets+1) > pool+epsilon {
 		b.stats.Suppressed[ReasonExhausted]++
+		b.mu.Unlock()
 		return Decision{Reason: ReasonExhausted}
 	}
 	slot := slotOf(b.cur)
@@ -377,6 +382,7 @@ func (b *Budget) Allow(now time.Time, r Retry) Decision {
 		t.w.sumRets++
 	}
 	b.stats.Retries++
+	b.mu.Unlock()
 	return Decision{Allowed: true, Reason: ReasonAllowed}
 }
 
@@ -388,7 +394,7 @@ func (b *Budget) SetRatio(now time.Time, ratio float64) error {
 		return fmt.Errorf("budget: ratio %v; want a number 0 or more", ratio)
 	}
 	b.mu.Lock()
-	b.advance(now)
+	b.advance(now.UnixNano())
 	b.ratio = ratio
 	b.mu.Unlock()
 	return nil
@@ -405,7 +411,7 @@ func (b *Budget) Ratio() float64 {
 func (b *Budget) Window(now time.Time) Window {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	b.advance(now)
+	b.advance(now.UnixNano())
 	return Window{Requests: b.w.sumReqs, Retries: b.w.sumRets, Pool: b.ratio*float64(b.w.sumReqs) + b.reserve}
 }
 
@@ -416,7 +422,7 @@ func (b *Budget) Window(now time.Time) Window {
 func (b *Budget) TenantWindow(now time.Time, tenant string) Window {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	b.advance(now)
+	b.advance(now.UnixNano())
 	t, ok := b.tenants[tenant]
 	if !ok {
 		return Window{}
@@ -432,10 +438,10 @@ func (b *Budget) Stats() Stats {
 	return b.stats
 }
 
-// advance moves the window to the bucket of now, expiring the buckets it
-// passes. Time before the current bucket counts as no time passed.
-func (b *Budget) advance(now time.Time) {
-	ns := now.UnixNano()
+// advance moves the window to the bucket of ns (an instant's UnixNano, taken
+// before the lock), expiring the buckets it passes. Time before the current
+// bucket counts as no time passed.
+func (b *Budget) advance(ns int64) {
 	if b.started && ns < b.curEnd {
 		return // the current bucket, or earlier: no division needed
 	}
