@@ -23,5 +23,6 @@ func Sub(t, u time.Time) time.Duration {
 	return t.Sub(u)
 }
 
-// mono reports whether t carries a monotonic clock reading: Round(0) strips it.
-func mono(t time.Time) bool { return t != t.Round(0) }
+// mono reports whether t carries a monotonic clock reading: UTC and Round(0) strip it. A UTC
+// instant that UTC leaves unchanged has none, which spares the call to Round.
+func mono(t time.Time) bool { return t.UTC() != t && t.Round(0) != t }
