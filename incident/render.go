@@ -99,29 +99,15 @@ type lessonsView struct {
 // [Document.Expand]); a placeholder that cannot be computed is an error and nothing is
 // written. With opts.Public it writes the public-summary form, or returns [ErrNoPublic].
 func RenderHTML(w io.Writer, doc *Document, opts RenderOptions) error {
-	if err := opts.Validate(); err != nil {
+	name, data, err := doc.view(opts, "page", "public")
+	if err != nil {
 		return err
-	}
-	name := "page"
-	var data any
-	if opts.Public {
-		pv, err := doc.publicView()
-		if err != nil {
-			return err
-		}
-		name, data = "public", pv
-	} else {
-		v, err := doc.pageView(opts)
-		if err != nil {
-			return err
-		}
-		data = v
 	}
 	var buf bytes.Buffer
 	if err := templates.ExecuteTemplate(&buf, name, data); err != nil {
 		return fmt.Errorf("incident: %w", err)
 	}
-	_, err := w.Write(buf.Bytes())
+	_, err = w.Write(buf.Bytes())
 	return err
 }
 
@@ -130,30 +116,30 @@ func RenderHTML(w io.Writer, doc *Document, opts RenderOptions) error {
 // image link to opts.ChartHref with its generated description as alt text, or the
 // description alone. User text is escaped so that it reads as written.
 func RenderMarkdown(w io.Writer, doc *Document, opts RenderOptions) error {
-	if err := opts.Validate(); err != nil {
+	name, data, err := doc.view(opts, "page.md", "public.md")
+	if err != nil {
 		return err
-	}
-	name := "page.md"
-	var data any
-	if opts.Public {
-		pv, err := doc.publicView()
-		if err != nil {
-			return err
-		}
-		name, data = "public.md", pv
-	} else {
-		v, err := doc.pageView(opts)
-		if err != nil {
-			return err
-		}
-		data = v
 	}
 	var buf bytes.Buffer
 	if err := mdTemplates.ExecuteTemplate(&buf, name, data); err != nil {
 		return fmt.Errorf("incident: %w", err)
 	}
-	_, err := w.Write(squeezeBlankLines(buf.Bytes()))
+	_, err = w.Write(squeezeBlankLines(buf.Bytes()))
 	return err
+}
+
+// view validates opts and returns the template to execute (page, or public with
+// opts.Public) and the data it renders.
+func (doc *Document) view(opts RenderOptions, page, public string) (string, any, error) {
+	if err := opts.Validate(); err != nil {
+		return "", nil, err
+	}
+	if opts.Public {
+		pv, err := doc.publicView()
+		return public, pv, err
+	}
+	v, err := doc.pageView(opts)
+	return page, v, err
 }
 
 var blankRun = regexp.MustCompile(`\n{3,}`)
