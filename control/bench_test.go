@@ -12,21 +12,39 @@ import (
 )
 
 // BenchmarkProtectedPath compares goodput's full per-request decision path with the cost of
-// single controls in peer libraries, side by side in one run:
+// single controls in peer libraries, side by side in one run. goodput and gobreaker run from
+// one goroutine; their -parallel variants share one instance between GOMAXPROCS goroutines
+// under b.RunParallel, as the handlers of one server do:
 //
 //	go test -run '^$' -bench ProtectedPath -benchmem ./control/
 func BenchmarkProtectedPath(b *testing.B) {
 	noop := func() error { return nil }
 
+	newGobreaker := func() *gobreaker.CircuitBreaker[struct{}] {
+		return gobreaker.NewCircuitBreaker[struct{}](gobreaker.Settings{Name: "bench", Interval: 30 * time.Second})
+	}
+	gbFn := func() (struct{}, error) { return struct{}{}, noop() }
+
 	b.Run("gobreaker", func(b *testing.B) {
-		cb := gobreaker.NewCircuitBreaker[struct{}](gobreaker.Settings{Name: "bench", Interval: 30 * time.Second})
-		fn := func() (struct{}, error) { return struct{}{}, noop() }
+		cb := newGobreaker()
 		b.ReportAllocs()
 		for b.Loop() {
-			if _, err := cb.Execute(fn); err != nil {
+			if _, err := cb.Execute(gbFn); err != nil {
 				b.Fatal(err)
 			}
 		}
+	})
+	b.Run("gobreaker-parallel", func(b *testing.B) {
+		cb := newGobreaker()
+		b.ReportAllocs()
+		b.RunParallel(func(pb *testing.PB) {
+			for pb.Next() {
+				if _, err := cb.Execute(gbFn); err != nil {
+					b.Error(err)
+					return
+				}
+			}
+		})
 	})
 	b.Run("rate", func(b *testing.B) {
 		lim := rate.NewLimiter(rate.Inf, 1)
@@ -51,6 +69,6 @@ func BenchmarkProtectedPath(b *testing.B) {
 			}
 		}
 	})
-	b.Run("goodput", benchGoodputPath)
-	b.Run("goodput-serial", benchGoodputSerial)
+	b.Run("goodput", benchGoodputSerial)
+	b.Run("goodput-parallel", benchGoodputPath)
 }
