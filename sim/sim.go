@@ -2,6 +2,9 @@ package sim
 
 import (
 	"fmt"
+	"math"
+	"math/bits"
+	"slices"
 	"time"
 )
 
@@ -25,7 +28,7 @@ type Event struct {
 	Kind int32
 	ID   int64
 	H    Handler
-	seq  uint64
+	seq  uint32 // order among events at the same instant (see Sim.renumber)
 }
 
 // Timer identifies a scheduled event so that it can be cancelled.
@@ -33,18 +36,43 @@ type Timer uint64
 
 // Sim is the event loop and virtual clock of one experiment arm. It is not safe for concurrent
 // use: run one Sim per goroutine.
+//
+// Pending events are a 4-ary min-heap of 16-byte keys (time, then scheduling order), four
+// children to a cache line, over a slab of payloads reused through a free list; see
+// [Sim.Schedule].
 type Sim struct {
 	start     time.Time
 	now       time.Duration
-	seq       uint64
-	heap      []Event
-	cancelled map[uint64]struct{}
+	seq       uint32 // scheduling order of the last event scheduled
+	heap      []key
+	slots     []slot
+	free      []uint32
 	processed uint64
+}
+
+// key orders the heap: at, then ord = seq<<32 | payload slot. seq is unique among pending
+// events, so the slot never decides the order.
+type key struct {
+	at  time.Duration
+	ord uint64
+}
+
+func (a key) less(b key) bool { return a.at < b.at || (a.at == b.at && a.ord < b.ord) }
+
+// slot is a pending event's payload. gen tells a Timer for this event from one for an
+// earlier event in the same slot.
+type slot struct {
+	h         Handler
+	id        int64
+	kind      int32
+	gen       uint32
+	pending   bool
+	cancelled bool
 }
 
 // New returns a Sim whose virtual clock reads start at elapsed time zero.
 func New(start time.Time) *Sim {
-	return &Sim{start: start, heap: make([]Event, 0, 1024), cancelled: make(map[uint64]struct{})}
+	return &Sim{start: start, heap: make([]key, 0, 1024), slots: make([]slot, 0, 1024)}
 }
 
 // Start is the wall-clock instant that virtual time zero stands for.
@@ -66,7 +94,8 @@ func (s *Sim) Processed() uint64 { return s.processed }
 func (s *Sim) Pending() int { return len(s.heap) }
 
 // Schedule arranges for h to receive an event with kind and id after delay d (d < 0 counts as
-// 0). It returns a [Timer] for [Sim.Cancel].
+// 0). It returns a [Timer] for [Sim.Cancel]. Scheduling allocates only when the number of
+// pending events reaches a new high.
 func (s *Sim) Schedule(d time.Duration, h Handler, kind int32, id int64) Timer {
 	if d < 0 {
 		d = 0
@@ -80,17 +109,34 @@ func (s *Sim) ScheduleAt(at time.Duration, h Handler, kind int32, id int64) Time
 	if at < s.now {
 		at = s.now
 	}
+	if s.seq == math.MaxUint32 {
+		s.renumber()
+	}
 	s.seq++
-	s.push(Event{At: at, Kind: kind, ID: id, H: h, seq: s.seq})
-	return Timer(s.seq)
+	var i uint32
+	if n := len(s.free); n > 0 {
+		i = s.free[n-1]
+		s.free = s.free[:n-1]
+	} else {
+		i = uint32(len(s.slots))
+		s.slots = append(s.slots, slot{})
+	}
+	sl := &s.slots[i]
+	sl.gen++
+	*sl = slot{h: h, id: id, kind: kind, gen: sl.gen, pending: true}
+	s.push(key{at: at, ord: uint64(s.seq)<<32 | uint64(i)})
+	return Timer(uint64(sl.gen)<<32 | uint64(i))
 }
 
 // Cancel stops a scheduled event from being delivered. Cancellation is lazy: the event stays in
 // the heap and is discarded when it reaches the top. Cancelling a delivered or unknown timer is
 // a no-op.
 func (s *Sim) Cancel(t Timer) {
-	if uint64(t) > 0 && uint64(t) <= s.seq {
-		s.cancelled[uint64(t)] = struct{}{}
+	i, gen := uint32(t), uint32(t>>32)
+	if int(i) < len(s.slots) {
+		if sl := &s.slots[i]; sl.gen == gen && sl.pending {
+			sl.cancelled = true
+		}
 	}
 }
 
@@ -98,15 +144,18 @@ func (s *Sim) Cancel(t Timer) {
 // It reports whether an event was delivered.
 func (s *Sim) Step(until time.Duration) bool {
 	for len(s.heap) > 0 {
-		if s.heap[0].At > until {
+		if s.heap[0].at > until {
 			return false
 		}
-		e := s.pop()
-		if len(s.cancelled) > 0 {
-			if _, ok := s.cancelled[e.seq]; ok {
-				delete(s.cancelled, e.seq)
-				continue
-			}
+		k := s.pop()
+		i := uint32(k.ord)
+		sl := &s.slots[i]
+		e := Event{At: k.at, Kind: sl.kind, ID: sl.id, H: sl.h, seq: uint32(k.ord >> 32)}
+		cancelled := sl.cancelled
+		sl.h, sl.pending = nil, false
+		s.free = append(s.free, i)
+		if cancelled {
+			continue
 		}
 		s.now = e.At
 		s.processed++
@@ -131,50 +180,89 @@ func (s *Sim) String() string {
 	return fmt.Sprintf("sim at %v (+%v), %d pending, %d processed", s.Now().UTC().Format(time.RFC3339Nano), s.now, len(s.heap), s.processed)
 }
 
-func less(a, b *Event) bool {
-	if a.At != b.At {
-		return a.At < b.At
+// renumber gives the pending events the sequence numbers 1, 2, … in their current order, so
+// that scheduling order keeps fitting in 32 bits however long a run lasts. The relative
+// order of every pair is unchanged, so the heap stays a heap.
+func (s *Sim) renumber() {
+	ords := make([]uint64, len(s.heap))
+	for i, k := range s.heap {
+		ords[i] = k.ord
 	}
-	return a.seq < b.seq
+	slices.Sort(ords)
+	for i := range s.heap {
+		r, _ := slices.BinarySearch(ords, s.heap[i].ord)
+		s.heap[i].ord = uint64(r+1)<<32 | s.heap[i].ord&math.MaxUint32
+	}
+	s.seq = uint32(len(ords))
 }
 
-func (s *Sim) push(e Event) {
-	s.heap = append(s.heap, e)
+// The heap is 4-ary: node i's children are 4i+1 … 4i+4, and a sift moves a hole instead of
+// swapping, so each level costs one cache line and one write.
+
+func (s *Sim) push(k key) {
+	s.heap = append(s.heap, k)
 	h := s.heap
 	i := len(h) - 1
 	for i > 0 {
-		p := (i - 1) / 2
-		if !less(&h[i], &h[p]) {
+		p := (i - 1) >> 2
+		if !k.less(h[p]) {
 			break
 		}
-		h[i], h[p] = h[p], h[i]
+		h[i] = h[p]
 		i = p
 	}
+	h[i] = k
 }
 
-func (s *Sim) pop() Event {
+func (s *Sim) pop() key {
 	h := s.heap
 	top := h[0]
 	n := len(h) - 1
-	h[0] = h[n]
-	h[n] = Event{}
+	last := h[n]
 	h = h[:n]
+	s.heap = h
+	if n == 0 {
+		return top
+	}
 	i := 0
 	for {
-		l := 2*i + 1
-		if l >= n {
+		c := 4*i + 1
+		if c+3 < n {
+			// A full node: pick the least of four children without branches, which the
+			// random order of event times would mispredict.
+			a := c + int(lessMask(h[c+1], h[c])&1)
+			b := c + 2 + int(lessMask(h[c+3], h[c+2])&1)
+			m := a ^ ((a ^ b) & int(lessMask(h[b], h[a])))
+			if !h[m].less(last) {
+				break
+			}
+			h[i] = h[m]
+			i = m
+			continue
+		}
+		if c >= n {
 			break
 		}
-		m := l
-		if r := l + 1; r < n && less(&h[r], &h[l]) {
-			m = r
+		m := c
+		for j := c + 1; j < n; j++ {
+			if h[j].less(h[m]) {
+				m = j
+			}
 		}
-		if !less(&h[m], &h[i]) {
-			break
+		if h[m].less(last) {
+			h[i] = h[m]
+			i = m
 		}
-		h[i], h[m] = h[m], h[i]
-		i = m
+		break
 	}
-	s.heap = h
+	h[i] = last
 	return top
+}
+
+// lessMask is all ones if a orders before b and zero otherwise, computed as the borrow of
+// the 128-bit subtraction (at, ord) − (at, ord); at is never negative.
+func lessMask(a, b key) uint64 {
+	_, borrow := bits.Sub64(a.ord, b.ord, 0)
+	_, borrow = bits.Sub64(uint64(a.at), uint64(b.at), borrow)
+	return -borrow
 }

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -151,3 +152,37 @@ func absDiff(a, b time.Duration) time.Duration {
 }
 
 func rel(got, want time.Duration) float64 { return float64(absDiff(got, want)) / float64(want) }
+
+func TestOrderSurvivesRenumbering(t *testing.T) {
+	// Scheduling order is 32 bits wide; when it runs out the pending events are renumbered
+	// in their current order. Start just below the limit so that the wrap happens here.
+	s := New(time.Time{})
+	s.seq = math.MaxUint32 - 3
+	r := &recorder{}
+	for i := range 8 {
+		s.Schedule(time.Duration(i%2)*time.Millisecond, r, 0, int64(i))
+	}
+	s.Run(time.Second)
+	var ids []int64
+	for _, e := range r.got {
+		ids = append(ids, e.ID)
+	}
+	if want := []int64{0, 2, 4, 6, 1, 3, 5, 7}; !slices.Equal(ids, want) {
+		t.Fatalf("order = %v, want %v", ids, want)
+	}
+}
+
+func TestCancelAfterReuseIsNoop(t *testing.T) {
+	// A Timer names one event: once it is delivered and its slot reused, cancelling the old
+	// Timer does not touch the new event.
+	s := New(time.Time{})
+	r := &recorder{}
+	old := s.Schedule(time.Millisecond, r, 0, 1)
+	s.Run(time.Millisecond)
+	s.Schedule(time.Millisecond, r, 0, 2) // reuses the slot
+	s.Cancel(old)
+	s.Run(time.Second)
+	if len(r.got) != 2 || r.got[1].ID != 2 {
+		t.Fatalf("got %v, want ids 1 and 2", r.got)
+	}
+}
