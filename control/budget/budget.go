@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -253,19 +254,51 @@ func (w Window) Available() float64 { return math.Max(0, w.Pool-float64(w.Retrie
 // Time going backwards counts as no time passed; a jump forward of a TTL or
 // more empties the window. Instants must lie between the years 1678 and 2262.
 //
-// A Budget is safe for concurrent use. Create one with [New].
+// # Concurrency
+//
+// A Budget is safe for concurrent use. Create one with [New]. Without
+// [Config.TenantShare], Request and Allow take no lock: a deposit is one
+// atomic add and an allowed retry one compare-and-swap against the pool, so a
+// retry is never allowed beyond the pool of the window it read. A lock is
+// taken only when the window moves to a new bucket, once per TTL/[Slices].
+// A deposit or retry made by one goroutine while another moves the window may
+// count in the bucket that begins rather than the one that ends, as it would
+// had it come a moment later. With a tenant share, Request and Allow take
+// the lock, since the tenants' windows live in a map.
+//
+// From one goroutine every Decision, [Budget.Window] and [Budget.Stats] is
+// exactly what a Budget behind one mutex returns; under concurrent use each
+// field of Stats is exact once the calls it counts have returned, but a
+// snapshot taken while they run may mix counts taken moments apart.
 type Budget struct {
-	mu      sync.Mutex
-	ratio   float64
+	// Immutable after New.
 	reserve float64 // MinPerSecond × TTL, in retries
 	share   float64
 	width   int64 // nanoseconds per bucket
 
-	started bool
-	cur     int64 // index of the current bucket
-	curEnd  int64 // UnixNano at which the bucket after cur starts
-	w       ring
+	// The window. Each bucket of the ring holds the cumulative counts of
+	// deposits and retries when the bucket began, so the window holds
+	// requests − starts[oldest].reqs deposits. These fields are written with
+	// mu held when the window moves (once per bucket) and read without it
+	// under the sequence count seq, which is odd while a move is in progress.
+	seq    atomic.Uint64
+	cur    atomic.Int64  // index of the current bucket
+	curEnd atomic.Int64  // UnixNano at which the bucket after cur starts; MinInt64 before the first call
+	ratio  atomic.Uint64 // math.Float64bits of the ratio
+	starts [Slices]mark
 
+	_ [64]byte // keep the counters, written on every call, off the lines above
+
+	// Cumulative counters since New: a deposit adds to requests, an allowed
+	// retry to retries. They are Stats.Requests and Stats.Retries.
+	requests   atomic.Int64
+	retries    atomic.Int64
+	suppressed [NumReasons]atomic.Int64
+
+	_ [64]byte
+
+	mu      sync.Mutex // moves the window; guards the fields below
+	started bool
 	tenants map[string]*tenant
 	free    []*tenant
 	sweepAt int
@@ -273,11 +306,14 @@ type Budget struct {
 	// the map (the names are compared; nil after a sweep).
 	lastName string
 	last     *tenant
-
-	stats Stats
 }
 
-// ring is a TTL window of buckets with running sums.
+// mark is the cumulative count of deposits and retries when a bucket began.
+type mark struct {
+	reqs, rets atomic.Int64
+}
+
+// ring is a tenant's TTL window of buckets with running sums.
 type ring struct {
 	reqs, rets       [Slices]int64
 	sumReqs, sumRets int64
@@ -299,12 +335,13 @@ func New(cfg Config) (*Budget, error) {
 		ttl = DefaultTTL
 	}
 	b := &Budget{
-		ratio:   cfg.Ratio,
 		reserve: cfg.MinPerSecond * ttl.Seconds(),
 		share:   cfg.TenantShare,
 		width:   int64(ttl) / Slices,
 		sweepAt: minSweep,
 	}
+	b.ratio.Store(math.Float64bits(cfg.Ratio))
+	b.curEnd.Store(math.MinInt64)
 	if b.share > 0 {
 		b.tenants = make(map[string]*tenant)
 	}
@@ -315,18 +352,20 @@ func New(cfg Config) (*Budget, error) {
 // Retries are not deposits: do not call Request for them.
 func (b *Budget) Request(now time.Time, tenant string) {
 	ns := now.UnixNano()
-	b.mu.Lock()
-	b.advance(ns)
-	slot := slotOf(b.cur)
-	b.w.reqs[slot]++
-	b.w.sumReqs++
-	b.stats.Requests++
 	if b.tenants != nil {
+		b.mu.Lock()
+		b.advance(ns)
+		b.requests.Add(1)
 		t := b.tenant(tenant)
-		t.w.reqs[slot]++
+		t.w.reqs[slotOf(b.cur.Load())]++
 		t.w.sumReqs++
+		b.mu.Unlock()
+		return
 	}
-	b.mu.Unlock()
+	if ns >= b.curEnd.Load() {
+		b.move(ns)
+	}
+	b.requests.Add(1)
 }
 
 // epsilon absorbs rounding in Ratio×requests (0.29×100 is 28.999999999999996).
@@ -351,39 +390,74 @@ func (b *Budget) Allow(now time.Time, r Retry) Decision {
 		reason = ReasonDeadline
 	}
 	if reason != ReasonAllowed {
-		b.mu.Lock()
-		b.stats.Suppressed[reason]++
-		b.mu.Unlock()
+		b.suppressed[reason].Add(1)
 		return Decision{Reason: reason}
 	}
 	ns := now.UnixNano()
-	b.mu.Lock()
-	b.advance(ns)
-	pool := b.ratio*float64(b.w.sumReqs) + b.reserve
-	var t *tenant
 	if b.tenants != nil {
-		t = b.tenant(r.Tenant)
-		if float64(t.w.sumRets+1) > b.share*pool+epsilon {
-			b.stats.Suppressed[ReasonTenantShare]++
-			b.mu.Unlock()
-			return Decision{Reason: ReasonTenantShare}
+		return b.allowTenant(ns, r.Tenant)
+	}
+	if ns >= b.curEnd.Load() {
+		b.move(ns)
+	}
+	ratio := math.Float64frombits(b.ratio.Load())
+	for {
+		reqs, rets, retries := b.window()
+		if float64(rets+1) > ratio*float64(reqs)+b.reserve+epsilon {
+			b.suppressed[ReasonExhausted].Add(1)
+			return Decision{Reason: ReasonExhausted}
+		}
+		// The token is taken only if no retry was allowed since the window
+		// was read; otherwise read it again.
+		if b.retries.CompareAndSwap(retries, retries+1) {
+			return Decision{Allowed: true, Reason: ReasonAllowed}
 		}
 	}
-	if float64(b.w.sumRets+1) > pool+epsilon {
-		b.stats.Suppressed[ReasonExhausted]++
-		b.mu.Unlock()
+}
+
+// allowTenant is Allow's token check with tenant shares, at ns.
+func (b *Budget) allowTenant(ns int64, name string) Decision {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.advance(ns)
+	reqs, rets, _ := b.window()
+	pool := math.Float64frombits(b.ratio.Load())*float64(reqs) + b.reserve
+	t := b.tenant(name)
+	if float64(t.w.sumRets+1) > b.share*pool+epsilon {
+		b.suppressed[ReasonTenantShare].Add(1)
+		return Decision{Reason: ReasonTenantShare}
+	}
+	if float64(rets+1) > pool+epsilon {
+		b.suppressed[ReasonExhausted].Add(1)
 		return Decision{Reason: ReasonExhausted}
 	}
-	slot := slotOf(b.cur)
-	b.w.rets[slot]++
-	b.w.sumRets++
-	if t != nil {
-		t.w.rets[slot]++
-		t.w.sumRets++
-	}
-	b.stats.Retries++
-	b.mu.Unlock()
+	b.retries.Add(1)
+	t.w.rets[slotOf(b.cur.Load())]++
+	t.w.sumRets++
 	return Decision{Allowed: true, Reason: ReasonAllowed}
+}
+
+// window returns the deposits and retries in the window and the cumulative
+// count of retries it read, from one consistent reading of the ring. It
+// waits for a move in progress by taking the lock, so it must not be called
+// with the lock held while a move could be under way (it cannot be: moves
+// take the lock).
+func (b *Budget) window() (reqs, rets, retries int64) {
+	for {
+		s := b.seq.Load()
+		if s&1 == 0 {
+			first := &b.starts[slotOf(b.cur.Load()+1)] // the oldest bucket of the window
+			r0, t0 := first.reqs.Load(), first.rets.Load()
+			retries = b.retries.Load()
+			reqs = b.requests.Load()
+			if b.seq.Load() == s {
+				return reqs - r0, retries - t0, retries
+			}
+			continue
+		}
+		b.mu.Lock() // a move is in progress: wait for it
+		b.mu.Unlock()
+	}
 }
 
 // SetRatio changes the ratio of retries to requests from now on. It applies
@@ -395,16 +469,14 @@ func (b *Budget) SetRatio(now time.Time, ratio float64) error {
 	}
 	b.mu.Lock()
 	b.advance(now.UnixNano())
-	b.ratio = ratio
+	b.ratio.Store(math.Float64bits(ratio))
 	b.mu.Unlock()
 	return nil
 }
 
 // Ratio returns the current ratio of retries to requests.
 func (b *Budget) Ratio() float64 {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.ratio
+	return math.Float64frombits(b.ratio.Load())
 }
 
 // Window returns what the budget's window holds at now.
@@ -412,7 +484,8 @@ func (b *Budget) Window(now time.Time) Window {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.advance(now.UnixNano())
-	return Window{Requests: b.w.sumReqs, Retries: b.w.sumRets, Pool: b.ratio*float64(b.w.sumReqs) + b.reserve}
+	reqs, rets, _ := b.window()
+	return Window{Requests: reqs, Retries: rets, Pool: b.Ratio()*float64(reqs) + b.reserve}
 }
 
 // TenantWindow returns what tenant's window holds at now; its Pool is the
@@ -428,41 +501,60 @@ func (b *Budget) TenantWindow(now time.Time, tenant string) Window {
 		return Window{}
 	}
 	b.catchUp(t)
-	return Window{Requests: t.w.sumReqs, Retries: t.w.sumRets, Pool: b.share * (b.ratio*float64(b.w.sumReqs) + b.reserve)}
+	reqs, _, _ := b.window()
+	return Window{Requests: t.w.sumReqs, Retries: t.w.sumRets, Pool: b.share * (b.Ratio()*float64(reqs) + b.reserve)}
 }
 
 // Stats returns the budget's counters.
 func (b *Budget) Stats() Stats {
+	s := Stats{Requests: b.requests.Load(), Retries: b.retries.Load()}
+	for i := range s.Suppressed {
+		s.Suppressed[i] = b.suppressed[i].Load()
+	}
+	return s
+}
+
+// move advances the window to the bucket of ns, taking the lock.
+func (b *Budget) move(ns int64) {
 	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.stats
+	b.advance(ns)
+	b.mu.Unlock()
 }
 
 // advance moves the window to the bucket of ns (an instant's UnixNano, taken
-// before the lock), expiring the buckets it passes. Time before the current
-// bucket counts as no time passed.
+// before the lock), expiring the buckets it passes: each bucket it enters
+// begins at the current cumulative counts. Time before the current bucket
+// counts as no time passed. b.mu held.
 func (b *Budget) advance(ns int64) {
-	if b.started && ns < b.curEnd {
+	if ns < b.curEnd.Load() {
 		return // the current bucket, or earlier: no division needed
 	}
 	k := floorDiv(ns, b.width)
+	b.seq.Add(1) // odd: readers wait
 	if !b.started {
-		b.started = true
-	} else {
-		b.w.expire(b.cur, k)
+		b.started = true // nothing was counted before the first bucket
+	} else if cur := b.cur.Load(); k > cur {
+		reqs, rets := b.requests.Load(), b.retries.Load()
+		for j := max(cur+1, k-Slices+1); j <= k; j++ {
+			s := &b.starts[slotOf(j)]
+			s.reqs.Store(reqs)
+			s.rets.Store(rets)
+		}
 	}
-	b.cur = k
-	b.curEnd = math.MaxInt64
+	b.cur.Store(k)
+	end := int64(math.MaxInt64)
 	if k < math.MaxInt64/b.width {
-		b.curEnd = (k + 1) * b.width
+		end = (k + 1) * b.width
 	}
+	b.curEnd.Store(end)
+	b.seq.Add(1)
 }
 
-// catchUp advances a tenant's window to the budget's current bucket.
+// catchUp advances a tenant's window to the budget's current bucket. b.mu held.
 func (b *Budget) catchUp(t *tenant) {
-	if b.cur > t.cur {
-		t.w.expire(t.cur, b.cur)
-		t.cur = b.cur
+	if cur := b.cur.Load(); cur > t.cur {
+		t.w.expire(t.cur, cur)
+		t.cur = cur
 	}
 }
 
@@ -503,7 +595,7 @@ const minSweep = 64
 // bucket, creating it if needed. Creating a tenant may first sweep away the
 // tenants whose windows are empty, so memory stays proportional to the
 // tenants active within a TTL; the sweep runs only when the table has doubled
-// since the last one, so its cost is amortised over the insertions.
+// since the last one, so its cost is amortised over the insertions. b.mu held.
 func (b *Budget) tenant(name string) *tenant {
 	if b.last != nil && name == b.lastName {
 		b.catchUp(b.last)
@@ -532,7 +624,7 @@ func (b *Budget) tenant(name string) *tenant {
 	} else {
 		t = new(tenant)
 	}
-	t.cur = b.cur
+	t.cur = b.cur.Load()
 	name = strings.Clone(name)
 	b.tenants[name] = t
 	b.lastName, b.last = name, t
