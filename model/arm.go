@@ -104,11 +104,11 @@ type tickStats struct {
 // arm runs one policy arm on its own Sim.
 type arm struct {
 	p    *plan
+	keys []uint64 // mix(seed ^ purpose hash), by purp: the first round of every draw
 	name string
 	pol  *policyRT
 	s    *sim.Sim
 	rec  *packet.Recorder
-	seed uint64
 
 	arrivals, classes *rand.Rand
 	arrTimer          sim.Timer
@@ -173,9 +173,8 @@ func mix(x uint64) uint64 {
 // draw returns a uniform number in (0, 1) for one purpose of one logical request and one
 // (attempt, stage, try). It depends on nothing else, so both arms draw the same number for
 // the same thing however differently their runs have gone (common random numbers).
-func (a *arm) draw(purp uint64, lg int64, att, stage, try int32) float64 {
-	h := mix(a.seed ^ purp)
-	h = mix(h ^ uint64(lg))
+func (a *arm) draw(pu purp, lg int64, att, stage, try int32) float64 {
+	h := mix(a.keys[pu] ^ uint64(lg))
 	h = mix(h ^ (uint64(uint32(att)) | uint64(uint16(stage))<<32 | uint64(uint16(try))<<48))
 	return (float64(h>>11) + 0.5) * (1.0 / (1 << 53))
 }
@@ -271,7 +270,7 @@ func (a *arm) arrival() {
 
 	a.rec.Offered(now, cp.name)
 	a.tk.offered++
-	if a.shift > 1 && a.pol.freezeFailover && a.draw(purpFailover, id, 0, 0, 0) < (a.shift-1)/a.shift {
+	if a.shift > 1 && a.pol.freezeFailover && a.draw(a.p.failoverPurp, id, 0, 0, 0) < (a.shift-1)/a.shift {
 		// This request came with the regional failover; the load state has frozen
 		// failover into the cell, so the cell refuses it and it stays in its origin.
 		a.reject(now, cp, id, "failover-frozen")
@@ -313,9 +312,6 @@ func (a *arm) reject(now time.Duration, cp *classPlan, id int64, reason string) 
 		a.hooks.rejected(a.name, id)
 	}
 }
-
-// purpFailover is the purpose of the draw that tells failover traffic from the cell's own.
-var purpFailover = purpose("load/failover")
 
 // deadline is the request's absolute deadline, since the start.
 func (a *arm) deadline(lg *logical) time.Duration { return lg.t0 + a.p.classes[lg.class].deadline }

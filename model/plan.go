@@ -14,6 +14,10 @@ import (
 // plan is a scenario compiled for the event loop: names resolved to indexes, units to
 // time.Duration and float64, defaults applied. It is shared read-only by every arm.
 type plan struct {
+	// purposes are the hashes of the draw purposes (see purp); failoverPurp is the draw
+	// that tells failover traffic from the cell's own.
+	purposes     []uint64
+	failoverPurp purp
 	name     string
 	start    time.Time
 	duration time.Duration
@@ -70,9 +74,9 @@ type stagePlan struct {
 	dep       int // -1 for a work stage
 	optional  bool
 	mutation  int
-	workPurp  uint64 // purpose hash of the work draw
-	svcPurp   uint64 // purpose hash of the dependency service-time draw
-	errPurp   uint64 // purpose hash of the dependency error draw
+	workPurp  purp // purpose of the work draw
+	svcPurp   purp // purpose of the dependency service-time draw
+	errPurp   purp // purpose of the dependency error draw
 	shedIndex int    // index into the arm's shed feature table, -1 if not optional
 }
 
@@ -117,7 +121,7 @@ type servicePlan struct {
 	coldStartup time.Duration
 	coldFor     time.Duration
 	coldFactor  float64
-	routerPurp  uint64
+	routerPurp  purp
 }
 
 type depPlan struct {
@@ -158,12 +162,17 @@ type alertPlan struct {
 	hold      time.Duration
 }
 
-// purpose hashes a stream purpose name ("payment-risk/service") to a 64-bit value, the
-// way sim.Streams names streams by component and purpose.
-func purpose(name string) uint64 {
+// purp names one purpose of the per-request draws ("payment-risk/service"): an index into
+// plan.purposes, whose hashes an arm mixes with its seed once (arm.keys).
+type purp int32
+
+// purpose registers a draw purpose by name, hashed the way sim.Streams names streams by
+// component and purpose, and returns its index.
+func (p *plan) purpose(name string) purp {
 	h := fnv.New64a()
 	h.Write([]byte(name))
-	return h.Sum64()
+	p.purposes = append(p.purposes, h.Sum64())
+	return purp(len(p.purposes) - 1)
 }
 
 // compile turns a validated scenario into a plan.
@@ -182,6 +191,7 @@ func compile(sc *scenario.Scenario) (*plan, error) {
 	if p.tick <= 0 {
 		p.tick = time.Second
 	}
+	p.failoverPurp = p.purpose("load/failover")
 	for _, st := range sc.Load.Schedule {
 		p.schedule = append(p.schedule, rateStep{at: st.At.Std(), rate: st.Rate.PerSecond()})
 	}
@@ -212,7 +222,7 @@ func compile(sc *scenario.Scenario) (*plan, error) {
 			coldStartup: s.Cold.Startup.Std(),
 			coldFor:     s.Cold.For.Std(),
 			coldFactor:  float64(s.Cold.RateFactor),
-			routerPurp:  purpose(s.Name + "/router"),
+			routerPurp:  p.purpose(s.Name + "/router"),
 		}
 		if sp.coldFactor == 0 {
 			sp.coldFactor = 1
@@ -270,12 +280,12 @@ func compile(sc *scenario.Scenario) (*plan, error) {
 			}
 			if st.Dependency != "" {
 				sp.dep = depIdx[st.Dependency]
-				sp.svcPurp = purpose(st.Dependency + "/service")
-				sp.errPurp = purpose(st.Dependency + "/error")
+				sp.svcPurp = p.purpose(st.Dependency + "/service")
+				sp.errPurp = p.purpose(st.Dependency + "/error")
 			} else {
 				sp.work = newDist(st.Work)
 				sp.hasWork = true
-				sp.workPurp = purpose(svc + "/work/" + st.Name)
+				sp.workPurp = p.purpose(svc + "/work/" + st.Name)
 			}
 			switch st.Mutation {
 			case scenario.MutationPaymentAuthorization:

@@ -162,7 +162,6 @@ func newArm(p *plan, sc *scenario.Scenario, ad scenario.Arm, seed uint64) (*arm,
 		name:     ad.Name,
 		pol:      pol,
 		s:        s,
-		seed:     seed,
 		arrivals: streams.Stream("arrivals"),
 		classes:  streams.Stream("class"),
 		shift:    1,
@@ -171,6 +170,10 @@ func newArm(p *plan, sc *scenario.Scenario, ad scenario.Arm, seed uint64) (*arm,
 		alertFor: make([]time.Duration, len(p.alerts)),
 	}
 	a.dropFn = a.dropped
+	a.keys = make([]uint64, len(p.purposes))
+	for i, h := range p.purposes {
+		a.keys[i] = mix(seed ^ h)
+	}
 	a.tqEntry = 0
 	a.tqDep = len(p.entries)
 	a.tqClass = a.tqDep + len(p.deps)
