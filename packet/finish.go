@@ -23,8 +23,8 @@ func (r *Recorder) Finish(objectives []ObjectiveSpec) Arm {
 		Start:           r.cfg.Start,
 		TickMS:          ms(r.tick),
 		Duration:        seconds(r.end()),
-		RejectedBy:      copyMap(r.rejectedBy),
-		ShedBy:          copyMap(r.shedBy),
+		RejectedBy:      r.rejectedBy.counts(),
+		ShedBy:          r.shedBy.counts(),
 		Series:          r.rows,
 		DependencyNames: slices.Clone(r.deps.list),
 		Duplicates:      r.dup,
@@ -91,7 +91,7 @@ func (r *Recorder) Finish(objectives []ObjectiveSpec) Arm {
 	a.Amplification.Total = maxLayerRatio(r.layerAttempts(), t.Offered)
 	t.Suppressed = r.suppressed
 	rr, _ := ratio(t.Retries, t.Admitted)
-	a.Retry = Retry{Retries: t.Retries, Ratio: round(rr, 4), Suppressed: r.suppressed, SuppressedBy: copyMap(r.suppressedBy)}
+	a.Retry = Retry{Retries: t.Retries, Ratio: round(rr, 4), Suppressed: r.suppressed, SuppressedBy: r.suppressedBy.counts()}
 
 	secs := r.end().Seconds()
 	rate := func(n int64) float64 {

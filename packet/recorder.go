@@ -171,6 +171,32 @@ func (n *names) find(s string) (int, bool) {
 	return n.add(s), true
 }
 
+// tally counts by name: cheaper than a map for the handful of reasons and features a run
+// has, since most lookups are a short scan.
+type tally struct {
+	names names
+	n     []int64
+}
+
+func newTally() tally { return tally{names: newNames(nil)} }
+
+func (t *tally) add(name string) {
+	i, added := t.names.find(name)
+	if added {
+		t.n = append(t.n, 0)
+	}
+	t.n[i]++
+}
+
+// counts returns the tally as a map, for the packet.
+func (t *tally) counts() map[string]int64 {
+	out := make(map[string]int64, len(t.n))
+	for i, k := range t.names.list {
+		out[k] = t.n[i]
+	}
+	return out
+}
+
 type classAcc struct {
 	offered, admitted, rejected, shed int64
 	outcomes                          [len(outcomeNames)]int64
@@ -222,7 +248,7 @@ type Recorder struct {
 	caches names
 	cache  [][2]int64 // hits, misses by cache
 
-	rejectedBy, shedBy, suppressedBy map[string]int64
+	rejectedBy, shedBy, suppressedBy tally
 	dup                              Duplicates
 	suppressed                       int64
 
@@ -250,9 +276,9 @@ func NewRecorder(cfg Config) *Recorder {
 		layers:       newNames(cfg.Layers),
 		deps:         newNames(cfg.Dependencies),
 		caches:       newNames(nil),
-		rejectedBy:   map[string]int64{},
-		shedBy:       map[string]int64{},
-		suppressedBy: map[string]int64{},
+		rejectedBy:   newTally(),
+		shedBy:       newTally(),
+		suppressedBy: newTally(),
 	}
 	for i := range r.ticks {
 		r.ticks[i] = tickHist{tick: i, h: newHist()}
@@ -390,7 +416,7 @@ func (r *Recorder) Admitted(at time.Duration, class string) {
 // state. The reason ("limit", "deadline", "queue_full", …) is counted.
 func (r *Recorder) Rejected(at time.Duration, class, reason string) {
 	r.class(class).rejected++
-	r.rejectedBy[reason]++
+	r.rejectedBy.add(reason)
 	r.row(at).Rejected++
 }
 
@@ -416,7 +442,7 @@ func (r *Recorder) Retry(at time.Duration, layer string) {
 // a breaker) refused it, by reason.
 func (r *Recorder) Suppressed(at time.Duration, reason string) {
 	r.suppressed++
-	r.suppressedBy[reason]++
+	r.suppressedBy.add(reason)
 	r.row(at).Suppressed++
 }
 
@@ -462,7 +488,7 @@ func (r *Recorder) Terminal(at time.Duration, class string, outcome Outcome, lat
 // enrichment): the request may still be goodput.
 func (r *Recorder) Shed(at time.Duration, class, feature string) {
 	r.class(class).shed++
-	r.shedBy[feature]++
+	r.shedBy.add(feature)
 	r.row(at).Shed++
 }
 

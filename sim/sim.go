@@ -43,7 +43,9 @@ type Timer uint64
 type Sim struct {
 	start     time.Time
 	now       time.Duration
-	seq       uint32 // scheduling order of the last event scheduled
+	wall      time.Time     // Now's result at wallAt, kept for the many calls of one event
+	wallAt    time.Duration //
+	seq       uint32        // scheduling order of the last event scheduled
 	heap      []key
 	slots     []slot
 	free      []uint32
@@ -72,7 +74,7 @@ type slot struct {
 
 // New returns a Sim whose virtual clock reads start at elapsed time zero.
 func New(start time.Time) *Sim {
-	return &Sim{start: start, heap: make([]key, 0, 1024), slots: make([]slot, 0, 1024)}
+	return &Sim{start: start, wall: start, heap: make([]key, 0, 1024), slots: make([]slot, 0, 1024)}
 }
 
 // Start is the wall-clock instant that virtual time zero stands for.
@@ -82,7 +84,12 @@ func (s *Sim) Start() time.Time { return s.start }
 func (s *Sim) Elapsed() time.Duration { return s.now }
 
 // Now is the current virtual instant, for code that takes `now time.Time`.
-func (s *Sim) Now() time.Time { return s.start.Add(s.now) }
+func (s *Sim) Now() time.Time {
+	if s.wallAt != s.now {
+		s.wall, s.wallAt = s.start.Add(s.now), s.now
+	}
+	return s.wall
+}
 
 // At converts a virtual time since the start to an instant.
 func (s *Sim) At(d time.Duration) time.Time { return s.start.Add(d) }
