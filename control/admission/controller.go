@@ -4,7 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"goodput/control/internal/nanotime"
@@ -201,41 +203,104 @@ func (c Config) Validate() error {
 // class c is admitted while fewer than ⌊Share[c] × limit⌋ requests are in
 // flight.
 //
-// A Controller is safe for concurrent use; Admit and Done do not allocate.
+// # Concurrency
+//
+// A Controller is safe for concurrent use, and Admit and Done take no lock
+// on their common path: Admit claims an in-flight slot with a
+// compare-and-swap against the effective limit and the class's ceiling, so
+// the limit and the ceilings hold however many goroutines admit at once;
+// Done releases the slot and adds its sample to atomic sums. A lock is taken
+// once per window, by the call that closes it, to run the rule, and by the
+// setters. A sample counts wholly in the window that was current when Done
+// added it. Admit and Done do not allocate.
+//
+// From one goroutine every Decision and every field of [Controller.Stats] is
+// exactly what a Controller behind one mutex returns. Under concurrent use a
+// request admitted while another goroutine changes the limit is checked
+// against the limit of one moment or the other; a sample recorded while
+// another goroutine closes its window counts in that window or the next; and
+// a Stats snapshot taken while calls run may mix counts taken moments apart.
+// Each count is exact once the calls it counts have returned.
 type Controller struct {
-	mu  sync.Mutex
-	cfg Config
+	cfg Config // immutable after New
 
-	adaptive float64 // the rule's limit, in [Min, Max]
+	// Read on every call; written with mu held (once per window, or by a
+	// setter).
+	started  atomic.Bool              // the clock's base and the first window are set
+	clock    nanotime.Clock           // set once, with mu held, before started
+	winStart atomic.Int64             // start of the current window, on clock
+	win      atomic.Uint64            // number of the current window: its samples go to accs[win&1]
+	limit    atomic.Int64             // effective limit
+	ceil     [NumClasses]atomic.Int64 // ⌊Share × limit⌋
+	closed   [NumClasses]atomic.Bool
+
+	_ [64]byte // keep the counters below, written on every call, off these lines
+
+	inFlight atomic.Int64
+	byClass  [NumClasses]atomic.Int64
+	peak     atomic.Int64 // most requests in flight during the window
+
+	decisions [NumClasses][NumReasons]atomic.Uint64
+	unmatched atomic.Uint64
+
+	// The samples of the current window and of the one before, which is
+	// empty (zeroed when it closed) or being closed.
+	accs [2]acc
+
+	mu       sync.Mutex // closes windows, runs the rule, serves the setters; guards the fields below
+	adaptive float64    // the rule's limit, in [Min, Max]
 	scale    float64
 	static   int
-	limit    int             // effective limit
-	ceil     [NumClasses]int // ⌊Share × limit⌋
-	closed   [NumClasses]bool
-
-	inFlight int
-	byClass  [NumClasses]int
-
-	// The current sample window, on clock.
-	clock    nanotime.Clock
-	started  bool
-	winStart int64
-	n        int
-	drops    int
-	sumQueue time.Duration
-	sumLat   time.Duration
-	minLat   time.Duration
-	peak     int // most requests in flight during the window
 
 	// Gradient's minimum-latency estimate.
 	minLatency    time.Duration
 	minLatWindows int
 
-	decisions [NumClasses][NumReasons]uint64
 	windows   uint64
 	decreases uint64
 	increases uint64
-	unmatched uint64
+}
+
+// acc accumulates the samples of one window. Done adds a sample between
+// incrementing and decrementing active, after checking that the window is
+// still current; the call that closes the window moves win on first and then
+// waits for active to fall to zero, so every sample counts wholly in one
+// window, and in the window that was current when Done checked.
+type acc struct {
+	active           atomic.Int64 // Done calls adding a sample right now
+	n, drops         atomic.Int64
+	sumQueue, sumLat atomic.Int64
+	minLat           atomic.Int64 // MaxInt64 before the window's first sample
+	_                [16]byte     // one cache line each
+}
+
+// add adds the sample s.
+func (a *acc) add(s Sample) {
+	lat := int64(s.Latency)
+	for m := a.minLat.Load(); lat < m && !a.minLat.CompareAndSwap(m, lat); m = a.minLat.Load() {
+	}
+	if s.QueueDelay != 0 {
+		a.sumQueue.Add(int64(s.QueueDelay))
+	}
+	if lat != 0 {
+		a.sumLat.Add(lat)
+	}
+	if s.Dropped {
+		a.drops.Add(1)
+	}
+	a.n.Add(1)
+}
+
+// drain returns the samples of a window no Done is adding to any more, and
+// empties it for reuse.
+func (a *acc) drain() closedWindow {
+	return closedWindow{
+		n:        a.n.Swap(0),
+		drops:    a.drops.Swap(0),
+		sumQueue: time.Duration(a.sumQueue.Swap(0)),
+		sumLat:   time.Duration(a.sumLat.Swap(0)),
+		minLat:   time.Duration(a.minLat.Swap(math.MaxInt64)),
+	}
 }
 
 // New returns a Controller for cfg, or the error from [Config.Validate].
@@ -245,6 +310,9 @@ func New(cfg Config) (*Controller, error) {
 	}
 	cfg = cfg.withDefaults()
 	c := &Controller{cfg: cfg, adaptive: float64(cfg.Initial), scale: 1}
+	for i := range c.accs {
+		c.accs[i].minLat.Store(math.MaxInt64)
+	}
 	c.recompute()
 	return c, nil
 }
@@ -258,10 +326,10 @@ func (c *Controller) recompute() {
 			limit = 1
 		}
 	}
-	c.limit = limit
+	c.limit.Store(int64(limit))
 	for cl, s := range c.cfg.Share {
 		// The epsilon keeps 0.85 × 100 at 85 despite rounding.
-		c.ceil[cl] = int(math.Floor(s*float64(limit) + 1e-9))
+		c.ceil[cl].Store(int64(math.Floor(s*float64(limit) + 1e-9)))
 	}
 }
 
@@ -274,29 +342,38 @@ func (c *Controller) Admit(now time.Time, r Request) Decision {
 	if cl >= NumClasses {
 		cl = Sheddable
 	}
-	c.mu.Lock()
 	c.tick(now)
 	var d Decision
 	switch {
 	case r.Slack < r.Expected:
 		d.Reason = ReasonDeadline
-	case c.closed[cl]:
+	case c.closed[cl].Load():
 		d = Decision{Reason: ReasonClassClosed, RetryAfter: c.cfg.RetryAfter}
-	case c.inFlight >= c.limit:
-		d = Decision{Reason: ReasonLimit, RetryAfter: c.cfg.RetryAfter}
-	case c.inFlight >= c.ceil[cl]:
-		d = Decision{Reason: ReasonReserved, RetryAfter: c.cfg.RetryAfter}
 	default:
-		d = Decision{Admitted: true, Reason: ReasonAdmitted}
-		c.inFlight++
-		c.byClass[cl]++
-		if c.inFlight > c.peak {
-			c.peak = c.inFlight
+		d = c.claim(cl)
+	}
+	c.decisions[cl][d.Reason].Add(1)
+	return d
+}
+
+// claim takes an in-flight slot for class cl if the limit and the class's
+// ceiling leave one.
+func (c *Controller) claim(cl Class) Decision {
+	for {
+		n := c.inFlight.Load()
+		switch {
+		case n >= c.limit.Load():
+			return Decision{Reason: ReasonLimit, RetryAfter: c.cfg.RetryAfter}
+		case n >= c.ceil[cl].Load():
+			return Decision{Reason: ReasonReserved, RetryAfter: c.cfg.RetryAfter}
+		}
+		if c.inFlight.CompareAndSwap(n, n+1) {
+			c.byClass[cl].Add(1)
+			for p := c.peak.Load(); n+1 > p && !c.peak.CompareAndSwap(p, n+1); p = c.peak.Load() {
+			}
+			return Decision{Admitted: true, Reason: ReasonAdmitted}
 		}
 	}
-	c.decisions[cl][d.Reason]++
-	c.mu.Unlock()
-	return d
 }
 
 // Done releases the in-flight slot of an admitted request and adds its
@@ -307,77 +384,123 @@ func (c *Controller) Done(now time.Time, s Sample) {
 	if cl >= NumClasses {
 		cl = Sheddable
 	}
-	c.mu.Lock()
-	if c.inFlight > 0 {
-		c.inFlight--
-		if c.byClass[cl] > 0 {
-			c.byClass[cl]--
-		}
+	if decrementPositive(&c.inFlight) {
+		decrementPositive(&c.byClass[cl])
 	} else {
-		c.unmatched++
+		c.unmatched.Add(1)
 	}
-	if c.n == 0 || s.Latency < c.minLat {
-		c.minLat = s.Latency
-	}
-	c.n++
-	c.sumQueue += s.QueueDelay
-	c.sumLat += s.Latency
-	if s.Dropped {
-		c.drops++
+	for {
+		w := c.win.Load()
+		a := &c.accs[w&1]
+		a.active.Add(1)
+		if c.win.Load() == w {
+			a.add(s)
+			a.active.Add(-1)
+			break
+		}
+		a.active.Add(-1) // the window closed meanwhile: add to the next one
 	}
 	c.tick(now)
+}
+
+// decrementPositive decrements n unless it is zero or less, and reports
+// whether it did.
+func decrementPositive(n *atomic.Int64) bool {
+	for {
+		v := n.Load()
+		if v <= 0 {
+			return false
+		}
+		if n.CompareAndSwap(v, v-1) {
+			return true
+		}
+	}
+}
+
+// tick closes the current window if it is over, taking the lock to do so.
+func (c *Controller) tick(t time.Time) {
+	if c.started.Load() && !c.due(c.clock.Nanos(t)) {
+		return
+	}
+	c.mu.Lock()
+	c.tickLocked(t)
 	c.mu.Unlock()
 }
 
-// tick closes the current window if it is over. c.mu held.
-func (c *Controller) tick(t time.Time) {
-	now := c.clock.Nanos(t)
-	if !c.started {
-		c.started = true
-		c.winStart = now
-		c.peak = c.inFlight
-		return
+// due reports whether the window ends at or before now: by time, or by its
+// sample count when [Config.WindowSamples] is set.
+func (c *Controller) due(now int64) bool {
+	if c.cfg.WindowSamples > 0 && c.accs[c.win.Load()&1].n.Load() >= int64(c.cfg.WindowSamples) {
+		return true
 	}
-	full := c.cfg.WindowSamples > 0 && c.n >= c.cfg.WindowSamples
-	if !full && now-c.winStart < int64(c.cfg.Window) {
-		return
-	}
-	if c.n > 0 {
-		c.evaluate()
-	}
-	c.winStart = now
-	c.n, c.drops, c.sumQueue, c.sumLat, c.minLat = 0, 0, 0, 0, 0
-	c.peak = c.inFlight
+	return now-c.winStart.Load() >= int64(c.cfg.Window)
 }
 
-// evaluate runs the adaptive rule on the closed window. c.mu held, c.n > 0.
-func (c *Controller) evaluate() {
+// closedWindow is the record of one closed sample window.
+type closedWindow struct {
+	n, drops         int64
+	sumQueue, sumLat time.Duration
+	minLat           time.Duration
+	peak             int64
+}
+
+// tickLocked is tick with c.mu held: the first call sets the clock's base
+// and starts the first window; a later call closes the window if it is due,
+// runs the rule on it if it holds samples, and starts the next.
+func (c *Controller) tickLocked(t time.Time) {
+	now := c.clock.Nanos(t)
+	if !c.started.Load() {
+		c.winStart.Store(now)
+		c.peak.Store(c.inFlight.Load())
+		c.started.Store(true)
+		return
+	}
+	if !c.due(now) {
+		return // another goroutine closed it first
+	}
+	w := c.win.Load()
+	a := &c.accs[w&1]
+	c.win.Store(w + 1) // from here on Done adds to the other accumulator
+	for a.active.Load() != 0 {
+		runtime.Gosched() // a Done is adding to the closing window
+	}
+	cw := a.drain()
+	if cw.n > 0 {
+		cw.peak = c.peak.Load()
+		c.evaluate(cw)
+	}
+	c.winStart.Store(now)
+	c.peak.Store(c.inFlight.Load())
+}
+
+// evaluate runs the adaptive rule on the closed window w. c.mu held, w.n > 0.
+func (c *Controller) evaluate(w closedWindow) {
 	c.windows++
 	cfg := &c.cfg
-	dropped := float64(c.drops) > cfg.DropRatio*float64(c.n)
+	dropped := float64(w.drops) > cfg.DropRatio*float64(w.n)
 	// The window used the limit if it filled half of it; the scale counts
 	// (a ramp holds the limit down), a static override does not.
-	utilised := c.peak > 0 && 2*float64(c.peak) >= c.adaptive*c.scale
+	utilised := w.peak > 0 && 2*float64(w.peak) >= c.adaptive*c.scale
 	old := c.adaptive
 	next := old
 	switch cfg.Rule {
 	case AIMD:
-		meanQueue := c.sumQueue / time.Duration(c.n)
+		meanQueue := w.sumQueue / time.Duration(w.n)
 		if dropped || meanQueue > cfg.Target {
 			next = old * (1 - cfg.Decrease)
 		} else if utilised {
 			next = old + math.Max(cfg.Increase*old, 1)
 		}
 	case Gradient:
-		if c.minLatWindows == 0 || c.minLat < c.minLatency {
-			c.minLatency = c.minLat
+		if c.minLatWindows == 0 || w.minLat < c.minLatency {
+			c.minLatency = w.minLat
 		}
 		c.minLatWindows++
 		if c.minLatWindows >= cfg.MinLatencyWindows {
 			c.minLatWindows = 0 // the next window measures afresh
 		}
 		gradient := 2.0
-		if mean := c.sumLat / time.Duration(c.n); mean > 0 {
+		if mean := w.sumLat / time.Duration(w.n); mean > 0 {
 			gradient = float64(c.minLatency+cfg.Target) / float64(mean)
 		}
 		gradient = math.Max(0.5, math.Min(2, gradient))
@@ -435,24 +558,14 @@ func (c *Controller) SetClassOpen(cl Class, open bool) {
 	if cl >= NumClasses {
 		return
 	}
-	c.mu.Lock()
-	c.closed[cl] = !open
-	c.mu.Unlock()
+	c.closed[cl].Store(!open)
 }
 
 // Limit returns the effective limit.
-func (c *Controller) Limit() int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.limit
-}
+func (c *Controller) Limit() int { return int(c.limit.Load()) }
 
 // InFlight returns the number of admitted requests not yet done.
-func (c *Controller) InFlight() int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.inFlight
-}
+func (c *Controller) InFlight() int { return int(c.inFlight.Load()) }
 
 // Stats is a snapshot of a Controller's state and counters.
 type Stats struct {
@@ -500,20 +613,20 @@ func (s Stats) Rejected() uint64 {
 // Stats returns a snapshot of the controller's counters. It does not
 // allocate.
 func (c *Controller) Stats() Stats {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return Stats{
-		Decisions: c.decisions,
-		InFlight:  c.inFlight,
-		ByClass:   c.byClass,
-		Limit:     c.limit,
-		Ceiling:   c.ceil,
-		Adaptive:  c.adaptive,
-		Scale:     c.scale,
-		Static:    c.static,
-		Windows:   c.windows,
-		Decreases: c.decreases,
-		Increases: c.increases,
-		Unmatched: c.unmatched,
+	var s Stats
+	for cl := range c.decisions {
+		for r := range c.decisions[cl] {
+			s.Decisions[cl][r] = c.decisions[cl][r].Load()
+		}
+		s.ByClass[cl] = int(c.byClass[cl].Load())
+		s.Ceiling[cl] = int(c.ceil[cl].Load())
 	}
+	s.InFlight = int(c.inFlight.Load())
+	s.Limit = int(c.limit.Load())
+	s.Unmatched = c.unmatched.Load()
+	c.mu.Lock()
+	s.Adaptive, s.Scale, s.Static = c.adaptive, c.scale, c.static
+	s.Windows, s.Decreases, s.Increases = c.windows, c.decreases, c.increases
+	c.mu.Unlock()
+	return s
 }

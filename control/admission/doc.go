@@ -70,6 +70,9 @@
 //		Latency:    end.Sub(start),
 //	})
 //
-// A [Controller] is safe for concurrent use; Admit and Done take a mutex and
-// do not allocate.
+// A [Controller] is safe for concurrent use. Admit and Done take no lock on
+// their common path (atomic counters and a compare-and-swap for the
+// in-flight slot; the lock is taken once per window, to run the rule) and do
+// not allocate; from one goroutine they decide exactly as a mutex-guarded
+// controller would (see [Controller] for the fine print).
 package admission

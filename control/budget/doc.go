@@ -46,5 +46,9 @@
 //	}
 //	// retry req.Retry() after wait
 //
-// A Budget is safe for concurrent use.
+// A Budget is safe for concurrent use. Without a tenant share, Request and
+// Allow take no lock (an atomic add for a deposit, a compare-and-swap for a
+// token; the lock is taken once per bucket, to move the window), and from one
+// goroutine they decide exactly as a mutex-guarded budget would (see [Budget]
+// for the fine print).
 package budget

@@ -17,7 +17,7 @@ import (
 // Stats, compared after every call.
 func TestMatchesMutexBudget(t *testing.T) {
 	seeds := uint64(400)
-	if testing.Short() {
+	if testing.Short() || raceEnabled {
 		seeds = 60
 	}
 	calls := 0
