@@ -344,7 +344,7 @@ func (a *arm) sendAttempt(li int32) {
 		}
 	}
 	if timeout > 0 {
-		a.after(a.tqEntry+int(lg.entry), timeout, evEntryTimeout, ref(ai, at.gen))
+		at.tpos = a.after(a.tqEntry+int(lg.entry), timeout, evEntryTimeout, ref(ai, at.gen))
 	}
 	a.route(ai, ep.target)
 }
@@ -375,6 +375,13 @@ func (a *arm) entryTimeout(id int64) {
 	a.settle(li)
 }
 
+// freeAttempt frees an attempt and marks its entry timeout, if still queued, dead.
+func (a *arm) freeAttempt(ai int32) {
+	at := a.sl.att(ai)
+	a.tqs[a.tqEntry+int(a.sl.lg(at.lg).entry)].kill(at.tpos, ref(ai, at.gen))
+	a.sl.freeAttempt(ai)
+}
+
 // respond delivers a finished attempt's result to its entry.
 func (a *arm) respond(ai int32) {
 	at := a.sl.att(ai)
@@ -386,7 +393,7 @@ func (a *arm) respond(ai int32) {
 	if !deliver && res == causeNone {
 		a.rec.Orphan(a.now(), svc.name)
 	}
-	a.sl.freeAttempt(ai)
+	a.freeAttempt(ai)
 	lg.live--
 	if deliver {
 		lg.cur = -1
@@ -694,7 +701,7 @@ func (a *arm) discard(ai int32) {
 	at := a.sl.att(ai)
 	li := at.lg
 	a.rec.CancelCompleted(a.now(), a.p.services[a.insts[at.inst].svc].name)
-	a.sl.freeAttempt(ai)
+	a.freeAttempt(ai)
 	a.sl.lg(li).live--
 	a.settle(li)
 }
@@ -807,7 +814,7 @@ func (a *arm) cancelAttempt(ai int32) {
 		li := at.lg
 		a.rec.CancelCompleted(a.now(), a.p.services[in.svc].name)
 		at.state = attDone
-		a.sl.freeAttempt(ai)
+		a.freeAttempt(ai)
 		a.sl.lg(li).live--
 		a.pump(ii)
 	case attDone:
@@ -859,7 +866,7 @@ func (a *arm) startCall(ai int32) {
 		// reserve; with cancellation no other attempt of it is left running, so one timer
 		// per request (evReserve, set at arrival) serves all its calls.
 	case timeout > 0:
-		a.after(a.tqDep+st.dep, timeout, evCallTimeout, ref(ci, c.gen))
+		c.tpos = a.after(a.tqDep+st.dep, timeout, evCallTimeout, ref(ci, c.gen))
 	}
 	in := &a.insts[at.inst]
 	pl := &in.pools[st.dep]
@@ -946,7 +953,7 @@ func (a *arm) depDone(id int64) {
 	}
 	li := c.lg
 	failed := c.err
-	a.sl.freeCall(ci)
+	a.freeCall(ci)
 	lg.live--
 	if live {
 		at.call = -1
@@ -958,6 +965,13 @@ func (a *arm) depDone(id int64) {
 		}
 	}
 	a.settle(li)
+}
+
+// freeCall frees a call and marks its timeout, if still queued, dead.
+func (a *arm) freeCall(ci int32) {
+	c := a.sl.call(ci)
+	a.tqs[a.tqDep+int(c.dep)].kill(c.tpos, ref(ci, c.gen))
+	a.sl.freeCall(ci)
 }
 
 func (a *arm) releaseServer(dep int32) {
@@ -1061,7 +1075,7 @@ func (a *arm) callTimeout(id int64) {
 		// Nothing was sent: the caller stops waiting for a connection.
 		a.insts[c.inst].pools[c.dep].waiting--
 		c.state = callDone
-		a.sl.freeCall(ci)
+		a.freeCall(ci)
 		a.sl.lg(li).live--
 	case a.pol.cancel:
 		a.cancelCall(ci)
@@ -1089,7 +1103,7 @@ func (a *arm) cancelCall(ci int32) {
 		a.rec.CancelCompleted(a.now(), a.p.deps[c.dep].name)
 	}
 	c.state = callDone
-	a.sl.freeCall(ci)
+	a.freeCall(ci)
 	a.sl.lg(li).live--
 }
 

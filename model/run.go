@@ -179,6 +179,9 @@ func newArm(p *plan, sc *scenario.Scenario, ad scenario.Arm, seed uint64) (*arm,
 	a.tqClass = a.tqDep + len(p.deps)
 	a.tqReserve = a.tqClass + len(p.classes)
 	a.tqs = make([]timerQueue, a.tqReserve+len(p.classes))
+	for i := range a.tqClass {
+		a.tqs[i].marks = true // entry and dependency timeouts: see freeAttempt, freeCall
+	}
 	for _, c := range p.classes {
 		a.maxSlack = max(a.maxSlack, c.deadline)
 	}

@@ -72,6 +72,7 @@ type attempt struct {
 	tries     int32 // tries of the current dependency stage, from 0
 	call      int32 // the call in flight, -1 if none
 	next      int32
+	tpos      uint32 // position of its entry timeout in the entry's timer queue
 	state     uint8
 	abandoned bool // the entry stopped waiting for it; it runs on (baseline) as an orphan
 	cancelled bool // cancellation reached it while queued; discard when dequeued
@@ -100,6 +101,7 @@ type call struct {
 	try        int32
 	num        int32
 	next       int32
+	tpos       uint32 // position of its timeout in the dependency's timer queue
 	state      uint8
 	callerGone bool // the calling attempt stopped waiting for it
 	err        bool

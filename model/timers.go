@@ -7,59 +7,87 @@ import "time"
 // class's deadline) expire in the order they were set, so each kind keeps them in a FIFO
 // and only the earliest live one has an event in the engine's heap. A timer set out of
 // order (a shorter, deadline-derived timeout) goes to the heap directly.
+//
+// A timer whose object finishes first can be marked dead in its queue (kill), by the code
+// that frees the object while it is in cache; the queue then skips it without reading the
+// object again, which would mostly be a cache miss. Attempts and calls mark their
+// timeouts; requests' deadlines are checked (timerLive).
 
 type tqEntry struct {
 	at   time.Duration
-	kind int32
 	id   int64
+	kind int32
+	dead bool
 }
 
+// timerQueue is a FIFO of timers in a ring whose size is a power of two. Entries keep
+// their absolute position (pos) from push to pop, so that kill can find them; the entry at
+// pos lives at buf[pos&(len(buf)-1)].
 type timerQueue struct {
-	buf     []tqEntry
-	head, n int
-	armed   bool // an evTimerQueue event is pending, or the queue is being fired
+	buf   []tqEntry
+	head  uint32 // position of the oldest entry
+	n     uint32
+	armed bool // an evTimerQueue event is pending, or the queue is being fired
+	// marks is set for a queue whose timers are killed when their object finishes first:
+	// its unmarked head is taken to be live without reading the object (a dead one that
+	// was missed costs an event that does nothing). Other queues check timerLive.
+	marks bool
 }
 
-func (q *timerQueue) push(e tqEntry) {
-	if q.n == len(q.buf) {
+// push appends e and returns its position.
+func (q *timerQueue) push(e tqEntry) uint32 {
+	if int(q.n) == len(q.buf) {
 		size := max(2*len(q.buf), 64)
 		buf := make([]tqEntry, size)
-		for i := range q.n {
-			buf[i] = q.buf[(q.head+i)%len(q.buf)]
+		for k := range q.n {
+			pos := q.head + k
+			buf[pos&uint32(size-1)] = q.buf[pos&uint32(len(q.buf)-1)]
 		}
-		q.buf, q.head = buf, 0
+		q.buf = buf
 	}
-	q.buf[(q.head+q.n)%len(q.buf)] = e
+	pos := q.head + q.n
+	q.buf[pos&uint32(len(q.buf)-1)] = e
 	q.n++
+	return pos
 }
 
-func (q *timerQueue) peek() *tqEntry { return &q.buf[q.head] }
+func (q *timerQueue) peek() *tqEntry { return &q.buf[q.head&uint32(len(q.buf)-1)] }
 
-func (q *timerQueue) tail() *tqEntry { return &q.buf[(q.head+q.n-1)%len(q.buf)] }
+func (q *timerQueue) tail() *tqEntry { return &q.buf[(q.head+q.n-1)&uint32(len(q.buf)-1)] }
 
 func (q *timerQueue) pop() tqEntry {
-	e := q.buf[q.head]
+	e := q.buf[q.head&uint32(len(q.buf)-1)]
 	q.head++
-	if q.head == len(q.buf) {
-		q.head = 0
-	}
 	q.n--
 	return e
 }
 
-// after sets a timer of the given kind for id, d from now, on timer queue qi.
-func (a *arm) after(qi int, d time.Duration, kind int32, id int64) {
+// kill marks the timer with id at pos dead, if it is still queued there. A pos that was
+// never this timer's (its timer went to the heap) finds another id, or nothing, and does
+// nothing.
+func (q *timerQueue) kill(pos uint32, id int64) {
+	if pos-q.head < q.n {
+		if e := &q.buf[pos&uint32(len(q.buf)-1)]; e.id == id {
+			e.dead = true
+		}
+	}
+}
+
+// after sets a timer of the given kind for id, d from now, on timer queue qi, and returns
+// its position in the queue for kill.
+func (a *arm) after(qi int, d time.Duration, kind int32, id int64) uint32 {
 	at := a.now() + max(d, 0)
 	q := &a.tqs[qi]
 	if q.n > 0 && at < q.tail().at {
 		a.s.Schedule(d, a, kind, id)
-		return
+		return q.head - 1 // never a queued position
 	}
-	q.push(tqEntry{at: at, kind: kind, id: id})
+	pos := q.push(tqEntry{at: at, kind: kind, id: id})
 	if !q.armed {
 		q.armed = true
 		a.s.ScheduleAt(at, a, evTimerQueue, int64(qi))
 	}
+	return pos
 }
 
 // fireQueue delivers the due timers of queue qi and arms the queue for its next live one.
@@ -68,10 +96,12 @@ func (a *arm) fireQueue(qi int) {
 	now := a.now()
 	for q.n > 0 && q.peek().at <= now {
 		e := q.pop()
-		a.dispatch(e.kind, e.id)
+		if !e.dead {
+			a.dispatch(e.kind, e.id)
+		}
 		q = &a.tqs[qi]
 	}
-	for q.n > 0 && !a.timerLive(q.peek().kind, q.peek().id) {
+	for q.n > 0 && (q.peek().dead || !q.marks && !a.timerLive(q.peek().kind, q.peek().id)) {
 		q.pop()
 	}
 	q.armed = false
