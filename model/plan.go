@@ -18,14 +18,14 @@ type plan struct {
 	// that tells failover traffic from the cell's own.
 	purposes     []uint64
 	failoverPurp purp
-	name     string
-	start    time.Time
-	duration time.Duration
-	tick     time.Duration
-	drain    time.Duration
-	lifetime time.Duration // the longest a request's work is expected to run
-	poisson  bool
-	schedule []rateStep
+	name         string
+	start        time.Time
+	duration     time.Duration
+	tick         time.Duration
+	drain        time.Duration
+	lifetime     time.Duration // the longest a request's work is expected to run
+	poisson      bool
+	schedule     []rateStep
 
 	classes  []classPlan
 	entries  []entryPlan
@@ -77,7 +77,7 @@ type stagePlan struct {
 	workPurp  purp // purpose of the work draw
 	svcPurp   purp // purpose of the dependency service-time draw
 	errPurp   purp // purpose of the dependency error draw
-	shedIndex int    // index into the arm's shed feature table, -1 if not optional
+	shedIndex int  // index into the arm's shed feature table, -1 if not optional
 }
 
 type retryPlan struct {
