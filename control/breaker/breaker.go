@@ -6,6 +6,7 @@ import (
 	"math"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"goodput/control/internal/nanotime"
@@ -181,11 +182,6 @@ type Stats struct {
 	Rejected, Stale uint64
 }
 
-// counts is one bucket of the sliding window.
-type counts struct {
-	ok, fail int64
-}
-
 type forcing uint8
 
 const (
@@ -206,29 +202,62 @@ const (
 // moved on.
 //
 // Time must not run backwards: an instant earlier than one already seen is
-// treated as that latest instant. A Breaker is safe for concurrent use.
+// treated as that latest instant.
+//
+// # Concurrency
+//
+// A Breaker is safe for concurrent use, and its common paths take no lock:
+// Allow on a closed breaker, Record of a success or of a stale result, and
+// Allow's refusal while open read the current generation (one atomic
+// pointer) and the latest instant (an atomic maximum), and a success is one
+// atomic add to its generation's count. The lock is taken to record a
+// failure (which may trip the breaker), while half-open, once per bucket to
+// slide the window, and for every transition and override. A success counts
+// in the generation its Record read, so one that races with a transition
+// counts in the generation that ended, as it would had it come a moment
+// earlier, never in the next. Each transition allocates one small object (the
+// new generation); otherwise Allow and Record allocate nothing.
+//
+// From one goroutine every Ticket, error, state and field of [Breaker.Stats]
+// is exactly what a Breaker behind one mutex returns. Under concurrent use a
+// success recorded while another goroutine slides the window may count in
+// the bucket that begins rather than the one that ends, and a Stats snapshot
+// may mix counts taken moments apart.
 type Breaker struct {
-	mu  sync.Mutex
-	cfg Config // with defaults applied
+	cfg   Config        // with defaults applied; immutable
+	width time.Duration // Window / Buckets
 
-	width   time.Duration // Window / Buckets
-	buckets []counts
-	ok      int64         // sum of buckets[].ok
-	fail    int64         // sum of buckets[].fail
-	head    int64         // bucket number (since epoch) of the newest bucket
-	edge    time.Duration // start of bucket head+1, since epoch
-	epoch   time.Time     // the first instant seen; instants below are durations since it
-	last    time.Duration // the latest instant seen
-	started bool
+	// Read on every call.
+	started atomic.Bool
+	epoch   time.Time                  // the first instant seen; set with mu held before started
+	gen     atomic.Pointer[generation] // the current generation
+	edge    atomic.Int64               // start of bucket head+1, since epoch; the window slides when an instant reaches it
 
-	state  State
-	gen    uint64
-	since  time.Duration // when the current generation began
-	forced forcing
+	_ [64]byte // keep the words below, written on every call, off the lines above
+
+	last     atomic.Int64 // the latest instant seen, since epoch
+	rejected atomic.Uint64
+	stale    atomic.Uint64
+
+	_ [64]byte
+
+	mu      sync.Mutex // slides the window, records failures and probes, makes transitions; guards the fields below
+	head    int64      // bucket number (since epoch) of the newest bucket
+	okStart []int64    // per bucket: the generation's success count when the bucket began
+	fails   []int64    // per bucket: failures
+	fail    int64      // sum of fails
 
 	probes, probeOK int
+}
 
-	rejected, stale uint64
+// generation is what one generation of the breaker is: all but the count of
+// successes fixed when it begins.
+type generation struct {
+	n      uint64
+	state  State
+	forced forcing
+	since  time.Duration // when it began, since epoch
+	ok     atomic.Int64  // successes recorded while closed, since it began
 }
 
 // New returns a closed breaker for cfg, at generation 1.
@@ -237,13 +266,15 @@ func New(cfg Config) (*Breaker, error) {
 		return nil, err
 	}
 	cfg = cfg.withDefaults()
-	return &Breaker{
+	b := &Breaker{
 		cfg:     cfg,
 		width:   cfg.Window / time.Duration(cfg.Buckets),
-		edge:    cfg.Window / time.Duration(cfg.Buckets),
-		buckets: make([]counts, cfg.Buckets),
-		gen:     1,
-	}, nil
+		okStart: make([]int64, cfg.Buckets),
+		fails:   make([]int64, cfg.Buckets),
+	}
+	b.edge.Store(int64(b.width))
+	b.gen.Store(&generation{n: 1, state: Closed})
+	return b, nil
 }
 
 // Config returns the breaker's configuration with defaults applied.
@@ -255,27 +286,71 @@ func (b *Breaker) Config() Config { return b.cfg }
 // [ErrProbeLimit]. Allow moves an open breaker whose OpenFor has passed to
 // half-open (a new generation).
 func (b *Breaker) Allow(now time.Time) (Ticket, error) {
+	if g, d, ok := b.quick(now); ok {
+		switch {
+		case g.state == Closed:
+			return Ticket{g.n}, nil
+		case b.stillOpen(g, d):
+			b.rejected.Add(1)
+			return Ticket{}, ErrOpen
+		}
+	}
 	b.mu.Lock()
-	b.observe(now)
-	switch b.state {
+	g := b.observe(now)
+	switch g.state {
 	case Closed:
-		t := Ticket{b.gen}
 		b.mu.Unlock()
-		return t, nil
+		return Ticket{g.n}, nil
 	case HalfOpen:
 		if b.probes < b.cfg.HalfOpenProbes {
 			b.probes++
-			t := Ticket{b.gen}
 			b.mu.Unlock()
-			return t, nil
+			return Ticket{g.n}, nil
 		}
-		b.rejected++
+		b.rejected.Add(1)
 		b.mu.Unlock()
 		return Ticket{}, ErrProbeLimit
 	default:
-		b.rejected++
+		b.rejected.Add(1)
 		b.mu.Unlock()
 		return Ticket{}, ErrOpen
+	}
+}
+
+// quick moves the latest instant to now, as observe does, and returns the
+// current generation and now since epoch when that is all observe would do:
+// the breaker has started and now is within the newest bucket. ok is false
+// otherwise, and the caller takes the lock. Timed transitions are the
+// caller's to rule out (see stillOpen).
+func (b *Breaker) quick(now time.Time) (g *generation, d time.Duration, ok bool) {
+	if !b.started.Load() {
+		return nil, 0, false
+	}
+	d = b.advance(now)
+	if d >= time.Duration(b.edge.Load()) {
+		return nil, 0, false
+	}
+	return b.gen.Load(), d, true
+}
+
+// stillOpen reports whether g is open at d and stays so: forced open, or
+// OpenFor not yet passed.
+func (b *Breaker) stillOpen(g *generation, d time.Duration) bool {
+	return g.state == Open && (g.forced != notForced || d-g.since < b.cfg.OpenFor)
+}
+
+// advance raises the latest instant to now and returns it, since epoch: now,
+// or the latest instant when now is earlier.
+func (b *Breaker) advance(now time.Time) time.Duration {
+	d := int64(nanotime.Sub(now, b.epoch))
+	for {
+		l := b.last.Load()
+		if d <= l {
+			return time.Duration(l)
+		}
+		if b.last.CompareAndSwap(l, d) {
+			return time.Duration(d)
+		}
 	}
 }
 
@@ -289,31 +364,39 @@ func (b *Breaker) Allow(now time.Time) (Ticket, error) {
 // While half-open, a failure opens it again and HalfOpenProbes successes
 // close it; either is a new generation.
 func (b *Breaker) Record(now time.Time, t Ticket, ok bool) {
+	if g, d, fast := b.quick(now); fast && (g.state == Closed || b.stillOpen(g, d)) {
+		switch {
+		case t.gen != g.n:
+			b.stale.Add(1)
+			return
+		case ok && g.state == Closed:
+			g.ok.Add(1)
+			return
+		}
+	}
 	b.mu.Lock()
-	b.observe(now)
-	if t.gen != b.gen {
-		b.stale++
+	g := b.observe(now)
+	if t.gen != g.n {
+		b.stale.Add(1)
 		b.mu.Unlock()
 		return
 	}
-	switch b.state {
+	switch g.state {
 	case Closed:
-		i := b.head % int64(len(b.buckets))
 		if ok {
-			b.buckets[i].ok++
-			b.ok++
+			g.ok.Add(1)
 		} else {
-			b.buckets[i].fail++
+			b.fails[b.head%int64(len(b.fails))]++
 			b.fail++
-			if b.forced == notForced && b.shouldTrip() {
-				b.become(Open)
+			if g.forced == notForced && b.shouldTrip(g) {
+				b.become(Open, g.forced)
 			}
 		}
 	case HalfOpen:
 		if !ok {
-			b.become(Open)
+			b.become(Open, g.forced)
 		} else if b.probeOK++; b.probeOK >= b.cfg.HalfOpenProbes {
-			b.become(Closed)
+			b.become(Closed, g.forced)
 		}
 	}
 	b.mu.Unlock()
@@ -322,37 +405,35 @@ func (b *Breaker) Record(now time.Time, t Ticket, ok bool) {
 // State returns the breaker's state at now, moving an open breaker whose
 // OpenFor has passed to half-open.
 func (b *Breaker) State(now time.Time) State {
+	if g, d, ok := b.quick(now); ok && (g.state == Closed || b.stillOpen(g, d)) {
+		return g.state
+	}
 	b.mu.Lock()
-	b.observe(now)
-	s := b.state
+	s := b.observe(now).state
 	b.mu.Unlock()
 	return s
 }
 
 // Generation returns the current generation. It starts at 1 and increases by
 // one on every state change and every manual override.
-func (b *Breaker) Generation() uint64 {
-	b.mu.Lock()
-	g := b.gen
-	b.mu.Unlock()
-	return g
-}
+func (b *Breaker) Generation() uint64 { return b.gen.Load().n }
 
 // Stats returns a snapshot as of the latest instant the breaker was given.
 func (b *Breaker) Stats() Stats {
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	g := b.gen.Load()
 	return Stats{
-		At:             b.epoch.Add(b.last),
-		State:          b.state,
-		Generation:     b.gen,
-		Forced:         b.forced != notForced,
-		Successes:      int(b.ok),
+		At:             b.epoch.Add(time.Duration(b.last.Load())),
+		State:          g.state,
+		Generation:     g.n,
+		Forced:         g.forced != notForced,
+		Successes:      int(b.successes(g)),
 		Failures:       int(b.fail),
 		Probes:         b.probes,
 		ProbeSuccesses: b.probeOK,
-		Rejected:       b.rejected,
-		Stale:          b.stale,
+		Rejected:       b.rejected.Load(),
+		Stale:          b.stale.Load(),
 	}
 }
 
@@ -361,8 +442,7 @@ func (b *Breaker) Stats() Stats {
 func (b *Breaker) ForceOpen(now time.Time) {
 	b.mu.Lock()
 	b.observe(now)
-	b.forced = forcedOpen
-	b.become(Open)
+	b.become(Open, forcedOpen)
 	b.mu.Unlock()
 }
 
@@ -372,8 +452,7 @@ func (b *Breaker) ForceOpen(now time.Time) {
 func (b *Breaker) ForceClosed(now time.Time) {
 	b.mu.Lock()
 	b.observe(now)
-	b.forced = forcedClosed
-	b.become(Closed)
+	b.become(Closed, forcedClosed)
 	b.mu.Unlock()
 }
 
@@ -382,74 +461,73 @@ func (b *Breaker) ForceClosed(now time.Time) {
 func (b *Breaker) Reset(now time.Time) {
 	b.mu.Lock()
 	b.observe(now)
-	b.forced = notForced
-	b.become(Closed)
+	b.become(Closed, notForced)
 	b.mu.Unlock()
 }
 
+// successes returns the successes of generation g in the window. b.mu held.
+func (b *Breaker) successes(g *generation) int64 {
+	n := int64(len(b.okStart))
+	return g.ok.Load() - b.okStart[(b.head+1)%n] // the bucket after head is the oldest of the window
+}
+
 // shouldTrip reports whether the window holds enough results with a high
-// enough error fraction.
-func (b *Breaker) shouldTrip() bool {
-	total := b.ok + b.fail
+// enough error fraction. b.mu held.
+func (b *Breaker) shouldTrip(g *generation) bool {
+	total := b.successes(g) + b.fail
 	return total >= int64(b.cfg.MinVolume) && float64(b.fail) >= b.cfg.Threshold*float64(total)
 }
 
-// become starts a new generation in state s at b.last.
-func (b *Breaker) become(s State) {
-	b.state = s
-	b.gen++
-	b.since = b.last
+// become starts a new generation in state s, forced as f, at the latest
+// instant, with an empty window. b.mu held.
+func (b *Breaker) become(s State, f forcing) {
+	g := b.gen.Load()
+	b.gen.Store(&generation{n: g.n + 1, state: s, forced: f, since: time.Duration(b.last.Load())})
 	b.probes, b.probeOK = 0, 0
-	b.clearWindow()
-}
-
-func (b *Breaker) clearWindow() {
-	clear(b.buckets)
-	b.ok, b.fail = 0, 0
+	clear(b.okStart) // the new generation counts from zero
+	clear(b.fails)
+	b.fail = 0
 }
 
 // observe moves the breaker to now: it clamps time so that it never runs
-// backwards, slides the window, and applies the timed transitions.
-func (b *Breaker) observe(now time.Time) {
-	if !b.started {
-		b.started = true
+// backwards, slides the window, and applies the timed transitions. It
+// returns the generation current at now. b.mu held.
+func (b *Breaker) observe(now time.Time) *generation {
+	if !b.started.Load() {
 		b.epoch = now
+		b.started.Store(true)
 	}
-	d := nanotime.Sub(now, b.epoch)
-	if d < b.last {
-		d = b.last
-	}
-	b.last = d
+	d := b.advance(now)
+	g := b.gen.Load()
 
-	// Slide the window to the bucket that holds d.
-	if d >= b.edge {
-		n := int64(len(b.buckets))
+	// Slide the window to the bucket that holds d: the buckets it enters
+	// begin at the generation's current count of successes.
+	if d >= time.Duration(b.edge.Load()) {
+		n := int64(len(b.fails))
 		k := int64(d / b.width)
-		if k-b.head >= n {
-			b.clearWindow()
-		} else {
-			for j := b.head + 1; j <= k; j++ {
-				c := &b.buckets[j%n]
-				b.ok -= c.ok
-				b.fail -= c.fail
-				*c = counts{}
-			}
+		ok := g.ok.Load()
+		for j := max(b.head+1, k-n+1); j <= k; j++ {
+			i := j % n
+			b.fail -= b.fails[i]
+			b.fails[i] = 0
+			b.okStart[i] = ok
 		}
 		b.head = k
-		b.edge = time.Duration(k+1) * b.width
+		b.edge.Store(int64(time.Duration(k+1) * b.width))
 	}
 
-	switch b.state {
+	switch g.state {
 	case Open:
-		if b.forced == notForced && d-b.since >= b.cfg.OpenFor {
-			b.become(HalfOpen)
+		if g.forced == notForced && d-g.since >= b.cfg.OpenFor {
+			b.become(HalfOpen, g.forced)
 		}
 	case HalfOpen:
 		// Probes handed out but never recorded would hold the breaker
 		// half-open forever; after OpenFor, a new generation hands out
 		// fresh probes and ignores the old ones.
-		if b.probes >= b.cfg.HalfOpenProbes && d-b.since >= b.cfg.OpenFor {
-			b.become(HalfOpen)
+		if b.probes >= b.cfg.HalfOpenProbes && d-g.since >= b.cfg.OpenFor {
+			b.become(HalfOpen, g.forced)
 		}
 	}
+	return b.gen.Load()
 }

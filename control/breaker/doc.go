@@ -49,6 +49,10 @@
 //	resp, err := callProvider(ctx)
 //	b.Record(time.Now(), t, err == nil)
 //
-// Allow and Record take one mutex and allocate nothing; a Breaker is safe for
-// concurrent use.
+// A Breaker is safe for concurrent use. Allow and Record on a closed breaker
+// take no lock (an atomic pointer to the current generation, an atomic
+// maximum for the latest instant, an atomic add for a success); failures,
+// probes and transitions take the lock. They allocate nothing except the new
+// generation of a transition. From one goroutine they decide exactly as a
+// mutex-guarded breaker would (see [Breaker] for the fine print).
 package breaker

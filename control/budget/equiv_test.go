@@ -51,9 +51,14 @@ func TestMatchesMutexBudget(t *testing.T) {
 		}
 		backwards := seed%3 == 0 // a third of the sequences let time go back too
 		for i := range 300 + r.IntN(1200) {
+			width := int64(ttl) / Slices
 			switch p := r.Float64(); {
-			case p < 0.6:
+			case p < 0.55:
 				now = now.Add(time.Duration(r.Int64N(int64(ttl / 50))))
+			case p < 0.6:
+				// The first instant of the next bucket, or the last of this one.
+				next := (floorDiv(now.UnixNano(), width) + 1) * width
+				now = time.Unix(0, next-int64(r.IntN(2))).In(now.Location())
 			case p < 0.8:
 				// same instant
 			case p < 0.9:
