@@ -24,10 +24,11 @@ func (c *churn) Handle(s *sim.Sim, e sim.Event) {
 //
 //	go test -run '^$' -bench Replay ./model/
 //
-// floor is a bare typed-heap loop (schedule and pop, 4,096 events pending, about the heap
-// of a Northstar arm, 65,536 events an iteration); northstar replays examples/northstar (9,000 logical/s for 40
-// simulated minutes, two arms in parallel). Both report events/s; northstar also reports
-// requests/s, the simulated logical requests (both arms) per wall second.
+// floor is a bare event loop on sim.Sim's queue (schedule and pop, 4,096 events pending,
+// about the queue of a Northstar arm, 65,536 events an iteration); northstar replays
+// examples/northstar (9,000 logical/s for 40 simulated minutes, two arms in parallel). Both
+// report events/s; northstar also reports requests/s, the simulated logical requests (both
+// arms) per wall second.
 func BenchmarkReplay(b *testing.B) {
 	b.Run("floor", func(b *testing.B) {
 		b.ReportAllocs()

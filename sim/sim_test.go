@@ -186,3 +186,71 @@ func TestCancelAfterReuseIsNoop(t *testing.T) {
 		t.Fatalf("got %v, want ids 1 and 2", r.got)
 	}
 }
+
+func TestCalendarMatchesSortedOrder(t *testing.T) {
+	// Delays from nanoseconds to minutes exercise the near heap, the buckets, the far heap
+	// and the jumps over empty windows; events are also scheduled from outside between
+	// Runs, after the queue has looked ahead to find the next event. Every event must be
+	// delivered in exactly (time, scheduling order).
+	delays := []time.Duration{0, time.Nanosecond, time.Microsecond, 900 * time.Microsecond,
+		time.Millisecond, 3 * time.Millisecond, 400 * time.Millisecond, time.Second,
+		1100 * time.Millisecond, 7 * time.Second, 3 * time.Minute}
+	for trial := range 40 {
+		rng := rand.New(rand.NewPCG(uint64(trial), 9))
+		s := New(time.Time{})
+		type want struct {
+			at  time.Duration
+			seq int
+		}
+		var scheduled []want
+		var got []want
+		var h HandlerFunc
+		sched := func(d time.Duration) {
+			s.Schedule(d, h, 0, int64(len(scheduled)))
+			scheduled = append(scheduled, want{at: s.Elapsed() + d, seq: len(scheduled)})
+		}
+		pick := func() time.Duration {
+			d := delays[rng.IntN(len(delays))]
+			if rng.IntN(2) == 0 && d > 0 {
+				d += time.Duration(rng.Int64N(int64(d)))
+			}
+			return d
+		}
+		h = func(s *Sim, e Event) {
+			got = append(got, want{at: e.At, seq: int(e.ID)})
+			if rng.IntN(4) != 0 && len(scheduled) < 3000 {
+				sched(pick())
+			}
+		}
+		for range 200 {
+			sched(pick())
+		}
+		for until := time.Duration(0); s.Pending() > 0; until += time.Duration(rng.Int64N(int64(2 * time.Second))) {
+			s.Run(until)
+			if rng.IntN(3) == 0 {
+				sched(pick()) // from outside, at the clock Run left
+			}
+		}
+		slices.SortStableFunc(scheduled, func(a, b want) int {
+			switch {
+			case a.at < b.at:
+				return -1
+			case a.at > b.at:
+				return 1
+			}
+			return a.seq - b.seq
+		})
+		if !slices.Equal(got, scheduled) {
+			t.Fatalf("trial %d: delivered %d of %d events; first difference (got, want): %v", trial, len(got), len(scheduled), firstDiff(got, scheduled))
+		}
+	}
+}
+
+func firstDiff[T comparable](a, b []T) []T {
+	for i := range min(len(a), len(b)) {
+		if a[i] != b[i] {
+			return []T{a[i], b[i]}
+		}
+	}
+	return nil
+}
