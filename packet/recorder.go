@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 	"time"
+	"unsafe"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 )
@@ -137,6 +138,17 @@ func record(h *hdr.Histogram, d time.Duration) {
 type names struct {
 	list []string
 	idx  map[string]int
+	// memo remembers where strings passed to find were found, by their data pointer:
+	// callers mostly pass the very strings they registered (a model's plan holds its names),
+	// so most lookups are one comparison. The pointer keeps the string's memory alive, so
+	// while an entry stands its address holds the same (immutable) string.
+	memo [16]memoEntry
+}
+
+type memoEntry struct {
+	p *byte
+	n int
+	i int
 }
 
 func newNames(list []string) names {
@@ -159,6 +171,17 @@ func (n *names) add(s string) int {
 
 // find returns the index of s, adding it if it is new, and whether it was added.
 func (n *names) find(s string) (int, bool) {
+	p := unsafe.StringData(s)
+	m := &n.memo[uintptr(unsafe.Pointer(p))>>3&15]
+	if m.p == p && m.n == len(s) && len(s) > 0 {
+		return m.i, false
+	}
+	i, added := n.lookup(s)
+	*m = memoEntry{p: p, n: len(s), i: i}
+	return i, added
+}
+
+func (n *names) lookup(s string) (int, bool) {
 	if len(n.list) <= 8 {
 		for i, v := range n.list {
 			if v == s {

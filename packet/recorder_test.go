@@ -602,3 +602,28 @@ func TestAmplificationComposes(t *testing.T) {
 		t.Errorf("attempts = %d, want every try at every layer", a.Totals.Attempts)
 	}
 }
+
+func TestNamesFindMemo(t *testing.T) {
+	// find remembers strings by their data pointer. Copies of a name at other addresses,
+	// names of equal length, and the empty name must each find their own index, however
+	// often they are looked up.
+	n := newNames([]string{"edge", "risk"})
+	names := []string{"", "edge", "risk", "eDGE", "edge"}
+	want := []int{2, 0, 1, 3, 0}
+	for round := range 3 {
+		for k, s := range names {
+			s = strings.Clone(s) // a fresh address every time
+			if i, _ := n.find(s); i != want[k] || n.list[i] != s {
+				t.Fatalf("round %d: find(%q) = %d (%q), want %d", round, s, i, n.list[i], want[k])
+			}
+		}
+	}
+	// A prefix shares its string's address.
+	x := strings.Clone("edge")
+	if i, _ := n.find(x); i != 0 {
+		t.Fatalf("find(edge) = %d, want 0", i)
+	}
+	if i, added := n.find(x[:2]); !added || n.list[i] != "ed" {
+		t.Fatalf("find(ed) = %d (%q), added %v; want a new name", i, n.list[i], added)
+	}
+}
