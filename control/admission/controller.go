@@ -8,6 +8,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unsafe"
 
 	"goodput/control/internal/nanotime"
 )
@@ -209,7 +210,9 @@ func (c Config) Validate() error {
 // on their common path: Admit claims an in-flight slot with a
 // compare-and-swap against the effective limit and the class's ceiling, so
 // the limit and the ceilings hold however many goroutines admit at once;
-// Done releases the slot and adds its sample to atomic sums. A lock is taken
+// Done releases the slot and adds its sample to atomic sums. The in-flight
+// count is the one word all goroutines write; the other counts are kept in
+// per-goroutine stripes (see stripe) that reads add up. A lock is taken
 // once per window, by the call that closes it, to run the rule, and by the
 // setters. A sample counts wholly in the window that was current when Done
 // added it. Admit and Done do not allocate.
@@ -234,18 +237,11 @@ type Controller struct {
 	ceil     [NumClasses]atomic.Int64 // ⌊Share × limit⌋
 	closed   [NumClasses]atomic.Bool
 
-	_ [64]byte // keep the counters below, written on every call, off these lines
-
-	inFlight atomic.Int64
-	byClass  [NumClasses]atomic.Int64
-	peak     atomic.Int64 // most requests in flight during the window
-
-	decisions [NumClasses][NumReasons]atomic.Uint64
-	unmatched atomic.Uint64
-
-	// The samples of the current window and of the one before, which is
-	// empty (zeroed when it closed) or being closed.
-	accs [2]acc
+	// Written on every call, each on cache lines of its own (see slots).
+	slots    *slots
+	admitted *[stripes]admitted
+	refused  *[NumClasses]refused
+	accs     *[2][stripes]acc // the current window's samples and the last one's (empty once closed), by stripe
 
 	mu       sync.Mutex // closes windows, runs the rule, serves the setters; guards the fields below
 	adaptive float64    // the rule's limit, in [Min, Max]
@@ -261,17 +257,63 @@ type Controller struct {
 	increases uint64
 }
 
-// acc accumulates the samples of one window. Done adds a sample between
-// incrementing and decrementing active, after checking that the window is
-// still current; the call that closes the window moves win on first and then
-// waits for active to fall to zero, so every sample counts wholly in one
-// window, and in the window that was current when Done checked.
+// The words Admit and Done write live in objects whose sizes are multiples
+// of 64 bytes and which hold no pointer, so the allocator places each on
+// cache lines of its own. Admit writes the slots line, which all goroutines
+// share (the in-flight count is what the limit bounds), and its stripe of the
+// admitted counts; Done writes the slots line and its stripe of the current
+// window's samples. Refusals write their class's line.
+
+// slots is the in-flight accounting.
+type slots struct {
+	inFlight  atomic.Int64
+	peak      atomic.Int64 // most requests in flight during the window
+	byClass   [NumClasses]atomic.Int64
+	unmatched atomic.Uint64
+	_         [8]byte
+}
+
+// admitted is one stripe of the admissions by class.
+type admitted struct {
+	n [NumClasses]atomic.Uint64
+	_ [64 - 8*NumClasses]byte
+}
+
+// refused counts one class's refusals by reason (ReasonAdmitted unused).
+type refused struct {
+	n [NumReasons]atomic.Uint64
+	_ [64 - 8*NumReasons]byte
+}
+
+// The number of stripes of the counts every call writes, and its log₂.
+const (
+	stripeBits = 4
+	stripes    = 1 << stripeBits
+)
+
+// stripe returns the stripe the calling goroutine writes: a hash of the
+// address of a variable on its stack. Goroutines run on stacks of their own,
+// so goroutines running at once mostly write different stripes, each on
+// cache lines of its own, instead of passing one line from core to core on
+// every call. Which stripe a call writes never changes a result: every read
+// adds up all stripes (or takes their minimum).
+func stripe() int {
+	var probe byte
+	return int(uint64(uintptr(unsafe.Pointer(&probe))>>11) * 0x9e3779b97f4a7c15 >> (64 - stripeBits))
+}
+
+// acc accumulates one stripe of the samples of one window. Done adds a
+// sample between incrementing and decrementing active, after checking that
+// the window is still current; the call that closes the window moves win on
+// first and then waits for every stripe's active to fall to zero, so every
+// sample counts wholly in one window, and in the window that was current
+// when Done checked.
 type acc struct {
 	active           atomic.Int64 // Done calls adding a sample right now
 	n, drops         atomic.Int64
 	sumQueue, sumLat atomic.Int64
 	minLat           atomic.Int64 // MaxInt64 before the window's first sample
-	_                [16]byte     // one cache line each
+	_                [16]byte
 }
 
 // add adds the sample s.
@@ -291,16 +333,14 @@ func (a *acc) add(s Sample) {
 	a.n.Add(1)
 }
 
-// drain returns the samples of a window no Done is adding to any more, and
-// empties it for reuse.
-func (a *acc) drain() closedWindow {
-	return closedWindow{
-		n:        a.n.Swap(0),
-		drops:    a.drops.Swap(0),
-		sumQueue: time.Duration(a.sumQueue.Swap(0)),
-		sumLat:   time.Duration(a.sumLat.Swap(0)),
-		minLat:   time.Duration(a.minLat.Swap(math.MaxInt64)),
-	}
+// drain adds to w the samples of a stripe no Done is adding to any more,
+// and empties it for reuse.
+func (a *acc) drain(w *closedWindow) {
+	w.n += a.n.Swap(0)
+	w.drops += a.drops.Swap(0)
+	w.sumQueue += time.Duration(a.sumQueue.Swap(0))
+	w.sumLat += time.Duration(a.sumLat.Swap(0))
+	w.minLat = min(w.minLat, time.Duration(a.minLat.Swap(math.MaxInt64)))
 }
 
 // New returns a Controller for cfg, or the error from [Config.Validate].
@@ -309,9 +349,19 @@ func New(cfg Config) (*Controller, error) {
 		return nil, err
 	}
 	cfg = cfg.withDefaults()
-	c := &Controller{cfg: cfg, adaptive: float64(cfg.Initial), scale: 1}
-	for i := range c.accs {
-		c.accs[i].minLat.Store(math.MaxInt64)
+	c := &Controller{
+		cfg:      cfg,
+		slots:    new(slots),
+		admitted: new([stripes]admitted),
+		refused:  new([NumClasses]refused),
+		accs:     new([2][stripes]acc),
+		adaptive: float64(cfg.Initial),
+		scale:    1,
+	}
+	for w := range c.accs {
+		for i := range c.accs[w] {
+			c.accs[w][i].minLat.Store(math.MaxInt64)
+		}
 	}
 	c.recompute()
 	return c, nil
@@ -352,7 +402,11 @@ func (c *Controller) Admit(now time.Time, r Request) Decision {
 	default:
 		d = c.claim(cl)
 	}
-	c.decisions[cl][d.Reason].Add(1)
+	if d.Admitted {
+		c.admitted[stripe()].n[cl].Add(1)
+	} else {
+		c.refused[cl].n[d.Reason].Add(1)
+	}
 	return d
 }
 
@@ -360,16 +414,16 @@ func (c *Controller) Admit(now time.Time, r Request) Decision {
 // ceiling leave one.
 func (c *Controller) claim(cl Class) Decision {
 	for {
-		n := c.inFlight.Load()
+		n := c.slots.inFlight.Load() // a refusal only reads: under overload the line stays shared
 		switch {
 		case n >= c.limit.Load():
 			return Decision{Reason: ReasonLimit, RetryAfter: c.cfg.RetryAfter}
 		case n >= c.ceil[cl].Load():
 			return Decision{Reason: ReasonReserved, RetryAfter: c.cfg.RetryAfter}
 		}
-		if c.inFlight.CompareAndSwap(n, n+1) {
-			c.byClass[cl].Add(1)
-			for p := c.peak.Load(); n+1 > p && !c.peak.CompareAndSwap(p, n+1); p = c.peak.Load() {
+		if c.slots.inFlight.CompareAndSwap(n, n+1) {
+			c.slots.byClass[cl].Add(1)
+			for p := c.slots.peak.Load(); n+1 > p && !c.slots.peak.CompareAndSwap(p, n+1); p = c.slots.peak.Load() {
 			}
 			return Decision{Admitted: true, Reason: ReasonAdmitted}
 		}
@@ -384,14 +438,18 @@ func (c *Controller) Done(now time.Time, s Sample) {
 	if cl >= NumClasses {
 		cl = Sheddable
 	}
-	if decrementPositive(&c.inFlight) {
-		decrementPositive(&c.byClass[cl])
+	// Read the in-flight count for ownership (a locked add of zero): the
+	// compare-and-swap that follows then finds the line in this core's cache
+	// instead of fetching it a second time. byClass shares the line.
+	if decrementPositive(&c.slots.inFlight, c.slots.inFlight.Add(0)) {
+		decrementPositive(&c.slots.byClass[cl], c.slots.byClass[cl].Load())
 	} else {
-		c.unmatched.Add(1)
+		c.slots.unmatched.Add(1)
 	}
+	i := stripe()
 	for {
 		w := c.win.Load()
-		a := &c.accs[w&1]
+		a := &c.accs[w&1][i]
 		a.active.Add(1)
 		if c.win.Load() == w {
 			a.add(s)
@@ -404,17 +462,14 @@ func (c *Controller) Done(now time.Time, s Sample) {
 }
 
 // decrementPositive decrements n unless it is zero or less, and reports
-// whether it did.
-func decrementPositive(n *atomic.Int64) bool {
-	for {
-		v := n.Load()
-		if v <= 0 {
-			return false
-		}
+// whether it did; v is n as just read.
+func decrementPositive(n *atomic.Int64, v int64) bool {
+	for ; v > 0; v = n.Load() {
 		if n.CompareAndSwap(v, v-1) {
 			return true
 		}
 	}
+	return false
 }
 
 // tick closes the current window if it is over, taking the lock to do so.
@@ -430,8 +485,15 @@ func (c *Controller) tick(t time.Time) {
 // due reports whether the window ends at or before now: by time, or by its
 // sample count when [Config.WindowSamples] is set.
 func (c *Controller) due(now int64) bool {
-	if c.cfg.WindowSamples > 0 && c.accs[c.win.Load()&1].n.Load() >= int64(c.cfg.WindowSamples) {
-		return true
+	if c.cfg.WindowSamples > 0 {
+		var n int64
+		cur := &c.accs[c.win.Load()&1]
+		for i := range cur {
+			n += cur[i].n.Load()
+		}
+		if n >= int64(c.cfg.WindowSamples) {
+			return true
+		}
 	}
 	return now-c.winStart.Load() >= int64(c.cfg.Window)
 }
@@ -451,7 +513,7 @@ func (c *Controller) tickLocked(t time.Time) {
 	now := c.clock.Nanos(t)
 	if !c.started.Load() {
 		c.winStart.Store(now)
-		c.peak.Store(c.inFlight.Load())
+		c.slots.peak.Store(c.slots.inFlight.Load())
 		c.started.Store(true)
 		return
 	}
@@ -459,18 +521,21 @@ func (c *Controller) tickLocked(t time.Time) {
 		return // another goroutine closed it first
 	}
 	w := c.win.Load()
-	a := &c.accs[w&1]
-	c.win.Store(w + 1) // from here on Done adds to the other accumulator
-	for a.active.Load() != 0 {
-		runtime.Gosched() // a Done is adding to the closing window
+	closing := &c.accs[w&1]
+	c.win.Store(w + 1) // from here on Done adds to the other accumulators
+	cw := closedWindow{minLat: math.MaxInt64}
+	for i := range closing {
+		for closing[i].active.Load() != 0 {
+			runtime.Gosched() // a Done is adding to the closing window
+		}
+		closing[i].drain(&cw)
 	}
-	cw := a.drain()
 	if cw.n > 0 {
-		cw.peak = c.peak.Load()
+		cw.peak = c.slots.peak.Load()
 		c.evaluate(cw)
 	}
 	c.winStart.Store(now)
-	c.peak.Store(c.inFlight.Load())
+	c.slots.peak.Store(c.slots.inFlight.Load())
 }
 
 // evaluate runs the adaptive rule on the closed window w. c.mu held, w.n > 0.
@@ -565,7 +630,7 @@ func (c *Controller) SetClassOpen(cl Class, open bool) {
 func (c *Controller) Limit() int { return int(c.limit.Load()) }
 
 // InFlight returns the number of admitted requests not yet done.
-func (c *Controller) InFlight() int { return int(c.inFlight.Load()) }
+func (c *Controller) InFlight() int { return int(c.slots.inFlight.Load()) }
 
 // Stats is a snapshot of a Controller's state and counters.
 type Stats struct {
@@ -614,16 +679,19 @@ func (s Stats) Rejected() uint64 {
 // allocate.
 func (c *Controller) Stats() Stats {
 	var s Stats
-	for cl := range c.decisions {
-		for r := range c.decisions[cl] {
-			s.Decisions[cl][r] = c.decisions[cl][r].Load()
+	for cl := range c.refused {
+		for r := range c.refused[cl].n {
+			s.Decisions[cl][r] = c.refused[cl].n[r].Load()
 		}
-		s.ByClass[cl] = int(c.byClass[cl].Load())
+		for i := range c.admitted {
+			s.Decisions[cl][ReasonAdmitted] += c.admitted[i].n[cl].Load()
+		}
+		s.ByClass[cl] = int(c.slots.byClass[cl].Load())
 		s.Ceiling[cl] = int(c.ceil[cl].Load())
 	}
-	s.InFlight = int(c.inFlight.Load())
+	s.InFlight = int(c.slots.inFlight.Load())
 	s.Limit = int(c.limit.Load())
-	s.Unmatched = c.unmatched.Load()
+	s.Unmatched = c.slots.unmatched.Load()
 	c.mu.Lock()
 	s.Adaptive, s.Scale, s.Static = c.adaptive, c.scale, c.static
 	s.Windows, s.Decreases, s.Increases = c.windows, c.decreases, c.increases

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unsafe"
 
 	"goodput/control/internal/nanotime"
 )
@@ -206,17 +207,19 @@ const (
 //
 // # Concurrency
 //
-// A Breaker is safe for concurrent use, and its common paths take no lock:
-// Allow on a closed breaker, Record of a success or of a stale result, and
-// Allow's refusal while open read the current generation (one atomic
-// pointer) and the latest instant (an atomic maximum), and a success is one
-// atomic add to its generation's count. The lock is taken to record a
-// failure (which may trip the breaker), while half-open, once per bucket to
-// slide the window, and for every transition and override. A success counts
-// in the generation its Record read, so one that races with a transition
-// counts in the generation that ended, as it would had it come a moment
-// earlier, never in the next. Each transition allocates one small object (the
-// new generation); otherwise Allow and Record allocate nothing.
+// A Breaker is safe for concurrent use, and its common paths take no lock
+// and write no memory shared between goroutines: Allow on a closed breaker,
+// Record of a success or of a stale result, and Allow's refusal while open
+// read the current generation through one atomic pointer, and keep the
+// latest instant, the success count and the refusal counts in per-goroutine
+// stripes (see stripe) that reads add up or take the maximum of. The lock is
+// taken to record a failure (which may trip the breaker), while half-open,
+// once per bucket to slide the window, and for every transition and
+// override. A success counts in the generation its Record read, so one that
+// races with a transition counts in the generation that ended, as it would
+// had it come a moment earlier, never in the next. Each transition allocates
+// the new generation (about a kilobyte); otherwise Allow and Record allocate
+// nothing.
 //
 // From one goroutine every Ticket, error, state and field of [Breaker.Stats]
 // is exactly what a Breaker behind one mutex returns. Under concurrent use a
@@ -227,19 +230,13 @@ type Breaker struct {
 	cfg   Config        // with defaults applied; immutable
 	width time.Duration // Window / Buckets
 
-	// Read on every call.
+	// Read on every call, written rarely.
 	started atomic.Bool
 	epoch   time.Time                  // the first instant seen; set with mu held before started
+	wall    wallEpoch                  // epoch, for sinceEpoch; set with it
 	gen     atomic.Pointer[generation] // the current generation
 	edge    atomic.Int64               // start of bucket head+1, since epoch; the window slides when an instant reaches it
-
-	_ [64]byte // keep the words below, written on every call, off the lines above
-
-	last     atomic.Int64 // the latest instant seen, since epoch
-	rejected atomic.Uint64
-	stale    atomic.Uint64
-
-	_ [64]byte
+	cells   *[stripes]cell             // written on every call, a stripe per goroutine
 
 	mu      sync.Mutex // slides the window, records failures and probes, makes transitions; guards the fields below
 	head    int64      // bucket number (since epoch) of the newest bucket
@@ -250,14 +247,85 @@ type Breaker struct {
 	probes, probeOK int
 }
 
-// generation is what one generation of the breaker is: all but the count of
-// successes fixed when it begins.
+// cell is one stripe of the words every call writes. It is 64 bytes and holds
+// no pointer, and the cells are allocated together as an array, so the
+// allocator places each on a cache line of its own.
+type cell struct {
+	last     atomic.Int64 // the latest instant this stripe has seen, since epoch
+	rejected atomic.Uint64
+	stale    atomic.Uint64
+	_        [40]byte
+}
+
+// generation is one generation of the breaker: fixed when it begins, but for
+// its count of successes, kept in stripes of a cache line each after the
+// fixed header's line.
 type generation struct {
 	n      uint64
+	since  time.Duration // when it began, since epoch
 	state  State
 	forced forcing
-	since  time.Duration // when it began, since epoch
-	ok     atomic.Int64  // successes recorded while closed, since it began
+	_      [46]byte
+	ok     [stripes]okCell // successes recorded while closed, since it began
+}
+
+type okCell struct {
+	n atomic.Int64
+	_ [56]byte
+}
+
+// The number of stripes of the words every call writes, and its log₂.
+const (
+	stripeBits = 4
+	stripes    = 1 << stripeBits
+)
+
+// stripe returns the stripe the calling goroutine writes: a hash of the
+// address of a variable on its stack. Goroutines run on stacks of their own,
+// so goroutines running at once mostly write different stripes, each on
+// cache lines of its own, instead of passing one line from core to core on
+// every call. Which stripe a call writes never changes a result: every read
+// adds up all stripes or takes their maximum.
+func stripe() int {
+	var probe byte
+	return int(uint64(uintptr(unsafe.Pointer(&probe))>>11) * 0x9e3779b97f4a7c15 >> (64 - stripeBits))
+}
+
+// wallEpoch is the epoch as sinceEpoch uses it.
+type wallEpoch struct {
+	sec, nsec int64 // epoch.Unix(), epoch.Nanosecond()
+	fast      bool  // epoch carries no monotonic clock reading and sec is in nanotime.Sub's fast range
+}
+
+// The bounds of nanotime.Sub's fast path.
+const (
+	unixLimit = 1 << 62
+	subLimit  = 9_000_000_000
+)
+
+func newWallEpoch(epoch time.Time) wallEpoch {
+	sec := epoch.Unix()
+	return wallEpoch{
+		sec:  sec,
+		nsec: int64(epoch.Nanosecond()),
+		fast: epoch.Round(0) == epoch && sec > -unixLimit && sec < unixLimit,
+	}
+}
+
+// sinceEpoch returns now.Sub(b.epoch), exactly as nanotime.Sub does. When
+// the epoch carries no monotonic clock reading (so nanotime.Sub subtracts
+// wall clocks whatever now carries), it subtracts here without asking
+// whether now carries one, which costs nanotime.Sub two comparisons of
+// time.Time values per call.
+func (b *Breaker) sinceEpoch(now time.Time) time.Duration {
+	if b.wall.fast {
+		if ts := now.Unix(); ts > -unixLimit && ts < unixLimit {
+			if s := ts - b.wall.sec; s > -subLimit && s < subLimit {
+				return time.Duration(s)*time.Second + time.Duration(int64(now.Nanosecond())-b.wall.nsec)
+			}
+		}
+	}
+	return nanotime.Sub(now, b.epoch)
 }
 
 // New returns a closed breaker for cfg, at generation 1.
@@ -269,6 +337,7 @@ func New(cfg Config) (*Breaker, error) {
 	b := &Breaker{
 		cfg:     cfg,
 		width:   cfg.Window / time.Duration(cfg.Buckets),
+		cells:   new([stripes]cell),
 		okStart: make([]int64, cfg.Buckets),
 		fails:   make([]int64, cfg.Buckets),
 	}
@@ -286,17 +355,18 @@ func (b *Breaker) Config() Config { return b.cfg }
 // [ErrProbeLimit]. Allow moves an open breaker whose OpenFor has passed to
 // half-open (a new generation).
 func (b *Breaker) Allow(now time.Time) (Ticket, error) {
-	if g, d, ok := b.quick(now); ok {
+	c := &b.cells[stripe()]
+	if g, d, ok := b.quick(now, c); ok {
 		switch {
 		case g.state == Closed:
 			return Ticket{g.n}, nil
 		case b.stillOpen(g, d):
-			b.rejected.Add(1)
+			c.rejected.Add(1)
 			return Ticket{}, ErrOpen
 		}
 	}
 	b.mu.Lock()
-	g := b.observe(now)
+	g := b.observe(now, c)
 	switch g.state {
 	case Closed:
 		b.mu.Unlock()
@@ -307,51 +377,62 @@ func (b *Breaker) Allow(now time.Time) (Ticket, error) {
 			b.mu.Unlock()
 			return Ticket{g.n}, nil
 		}
-		b.rejected.Add(1)
+		c.rejected.Add(1)
 		b.mu.Unlock()
 		return Ticket{}, ErrProbeLimit
 	default:
-		b.rejected.Add(1)
+		c.rejected.Add(1)
 		b.mu.Unlock()
 		return Ticket{}, ErrOpen
 	}
 }
 
-// quick moves the latest instant to now, as observe does, and returns the
-// current generation and now since epoch when that is all observe would do:
-// the breaker has started and now is within the newest bucket. ok is false
+// quick records now, since epoch, in the stripe c, and returns the current
+// generation and now since epoch when that is all observe would do: the
+// breaker has started and now is before the next bucket. ok is false
 // otherwise, and the caller takes the lock. Timed transitions are the
 // caller's to rule out (see stillOpen).
-func (b *Breaker) quick(now time.Time) (g *generation, d time.Duration, ok bool) {
+//
+// Without the lock, d is not clamped to the latest instant. That changes no
+// result on a closed breaker: from one goroutine the latest instant is
+// always before the next bucket (the call that reaches the next bucket takes
+// the lock and slides the window past it), so d is before the next bucket
+// exactly when the clamped instant is.
+func (b *Breaker) quick(now time.Time, c *cell) (g *generation, d time.Duration, ok bool) {
 	if !b.started.Load() {
 		return nil, 0, false
 	}
-	d = b.advance(now)
+	g = b.gen.Load()
+	d = b.sinceEpoch(now)
+	raise(&c.last, d)
 	if d >= time.Duration(b.edge.Load()) {
 		return nil, 0, false
 	}
-	return b.gen.Load(), d, true
+	return g, d, true
 }
 
-// stillOpen reports whether g is open at d and stays so: forced open, or
-// OpenFor not yet passed.
+// stillOpen reports whether g is open at d, clamped to the latest instant,
+// and stays so: forced open, or OpenFor not yet passed.
 func (b *Breaker) stillOpen(g *generation, d time.Duration) bool {
-	return g.state == Open && (g.forced != notForced || d-g.since < b.cfg.OpenFor)
+	if g.state != Open {
+		return false
+	}
+	return g.forced != notForced || max(d, b.latest())-g.since < b.cfg.OpenFor
 }
 
-// advance raises the latest instant to now and returns it, since epoch: now,
-// or the latest instant when now is earlier.
-func (b *Breaker) advance(now time.Time) time.Duration {
-	d := int64(nanotime.Sub(now, b.epoch))
-	for {
-		l := b.last.Load()
-		if d <= l {
-			return time.Duration(l)
-		}
-		if b.last.CompareAndSwap(l, d) {
-			return time.Duration(d)
-		}
+// raise raises the instant at p to d.
+func raise(p *atomic.Int64, d time.Duration) {
+	for l := p.Load(); int64(d) > l && !p.CompareAndSwap(l, int64(d)); l = p.Load() {
 	}
+}
+
+// latest returns the latest instant seen, since epoch.
+func (b *Breaker) latest() time.Duration {
+	var l int64
+	for i := range b.cells {
+		l = max(l, b.cells[i].last.Load())
+	}
+	return time.Duration(l)
 }
 
 // Record reports the result of a call made under t: ok is false when the
@@ -364,27 +445,29 @@ func (b *Breaker) advance(now time.Time) time.Duration {
 // While half-open, a failure opens it again and HalfOpenProbes successes
 // close it; either is a new generation.
 func (b *Breaker) Record(now time.Time, t Ticket, ok bool) {
-	if g, d, fast := b.quick(now); fast && (g.state == Closed || b.stillOpen(g, d)) {
+	s := stripe()
+	c := &b.cells[s]
+	if g, d, fast := b.quick(now, c); fast && (g.state == Closed || b.stillOpen(g, d)) {
 		switch {
 		case t.gen != g.n:
-			b.stale.Add(1)
+			c.stale.Add(1)
 			return
 		case ok && g.state == Closed:
-			g.ok.Add(1)
+			g.ok[s].n.Add(1)
 			return
 		}
 	}
 	b.mu.Lock()
-	g := b.observe(now)
+	g := b.observe(now, c)
 	if t.gen != g.n {
-		b.stale.Add(1)
+		c.stale.Add(1)
 		b.mu.Unlock()
 		return
 	}
 	switch g.state {
 	case Closed:
 		if ok {
-			g.ok.Add(1)
+			g.ok[s].n.Add(1)
 		} else {
 			b.fails[b.head%int64(len(b.fails))]++
 			b.fail++
@@ -405,11 +488,12 @@ func (b *Breaker) Record(now time.Time, t Ticket, ok bool) {
 // State returns the breaker's state at now, moving an open breaker whose
 // OpenFor has passed to half-open.
 func (b *Breaker) State(now time.Time) State {
-	if g, d, ok := b.quick(now); ok && (g.state == Closed || b.stillOpen(g, d)) {
+	c := &b.cells[stripe()]
+	if g, d, ok := b.quick(now, c); ok && (g.state == Closed || b.stillOpen(g, d)) {
 		return g.state
 	}
 	b.mu.Lock()
-	s := b.observe(now).state
+	s := b.observe(now, c).state
 	b.mu.Unlock()
 	return s
 }
@@ -423,8 +507,8 @@ func (b *Breaker) Stats() Stats {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	g := b.gen.Load()
-	return Stats{
-		At:             b.epoch.Add(time.Duration(b.last.Load())),
+	s := Stats{
+		At:             b.epoch.Add(b.latest()),
 		State:          g.state,
 		Generation:     g.n,
 		Forced:         g.forced != notForced,
@@ -432,43 +516,55 @@ func (b *Breaker) Stats() Stats {
 		Failures:       int(b.fail),
 		Probes:         b.probes,
 		ProbeSuccesses: b.probeOK,
-		Rejected:       b.rejected.Load(),
-		Stale:          b.stale.Load(),
 	}
+	for i := range b.cells {
+		s.Rejected += b.cells[i].rejected.Load()
+		s.Stale += b.cells[i].stale.Load()
+	}
+	return s
 }
 
 // ForceOpen opens the breaker at now and keeps it open, refusing every call,
 // until [Breaker.ForceClosed] or [Breaker.Reset]. It starts a new generation.
 func (b *Breaker) ForceOpen(now time.Time) {
-	b.mu.Lock()
-	b.observe(now)
-	b.become(Open, forcedOpen)
-	b.mu.Unlock()
+	b.override(now, Open, forcedOpen)
 }
 
 // ForceClosed closes the breaker at now and keeps it closed, never tripping
 // (results are still counted), until [Breaker.ForceOpen] or [Breaker.Reset].
 // It starts a new generation.
 func (b *Breaker) ForceClosed(now time.Time) {
-	b.mu.Lock()
-	b.observe(now)
-	b.become(Closed, forcedClosed)
-	b.mu.Unlock()
+	b.override(now, Closed, forcedClosed)
 }
 
 // Reset ends any manual override and closes the breaker at now with an empty
 // window. It starts a new generation.
 func (b *Breaker) Reset(now time.Time) {
+	b.override(now, Closed, notForced)
+}
+
+// override moves the breaker to now and starts a generation in state s,
+// forced as f.
+func (b *Breaker) override(now time.Time, s State, f forcing) {
 	b.mu.Lock()
-	b.observe(now)
-	b.become(Closed, notForced)
+	b.observe(now, &b.cells[stripe()])
+	b.become(s, f)
 	b.mu.Unlock()
+}
+
+// okCount returns the successes recorded in generation g.
+func (g *generation) okCount() int64 {
+	var n int64
+	for i := range g.ok {
+		n += g.ok[i].n.Load()
+	}
+	return n
 }
 
 // successes returns the successes of generation g in the window. b.mu held.
 func (b *Breaker) successes(g *generation) int64 {
 	n := int64(len(b.okStart))
-	return g.ok.Load() - b.okStart[(b.head+1)%n] // the bucket after head is the oldest of the window
+	return g.okCount() - b.okStart[(b.head+1)%n] // the bucket after head is the oldest of the window
 }
 
 // shouldTrip reports whether the window holds enough results with a high
@@ -482,22 +578,23 @@ func (b *Breaker) shouldTrip(g *generation) bool {
 // instant, with an empty window. b.mu held.
 func (b *Breaker) become(s State, f forcing) {
 	g := b.gen.Load()
-	b.gen.Store(&generation{n: g.n + 1, state: s, forced: f, since: time.Duration(b.last.Load())})
+	b.gen.Store(&generation{n: g.n + 1, state: s, forced: f, since: b.latest()})
 	b.probes, b.probeOK = 0, 0
 	clear(b.okStart) // the new generation counts from zero
 	clear(b.fails)
 	b.fail = 0
 }
 
-// observe moves the breaker to now: it clamps time so that it never runs
-// backwards, slides the window, and applies the timed transitions. It
-// returns the generation current at now. b.mu held.
-func (b *Breaker) observe(now time.Time) *generation {
+// observe moves the breaker to now, recording it in the stripe c: it clamps
+// time so that it never runs backwards, slides the window, and applies the
+// timed transitions. It returns the generation current at now. b.mu held.
+func (b *Breaker) observe(now time.Time, c *cell) *generation {
 	if !b.started.Load() {
-		b.epoch = now
+		b.epoch, b.wall = now, newWallEpoch(now)
 		b.started.Store(true)
 	}
-	d := b.advance(now)
+	raise(&c.last, b.sinceEpoch(now))
+	d := b.latest()
 	g := b.gen.Load()
 
 	// Slide the window to the bucket that holds d: the buckets it enters
@@ -505,7 +602,7 @@ func (b *Breaker) observe(now time.Time) *generation {
 	if d >= time.Duration(b.edge.Load()) {
 		n := int64(len(b.fails))
 		k := int64(d / b.width)
-		ok := g.ok.Load()
+		ok := g.okCount()
 		for j := max(b.head+1, k-n+1); j <= k; j++ {
 			i := j % n
 			b.fail -= b.fails[i]

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unsafe"
 )
 
 // Slices is the number of buckets the TTL window is divided into: deposits
@@ -258,8 +259,10 @@ func (w Window) Available() float64 { return math.Max(0, w.Pool-float64(w.Retrie
 //
 // A Budget is safe for concurrent use. Create one with [New]. Without
 // [Config.TenantShare], Request and Allow take no lock: a deposit is one
-// atomic add and an allowed retry one compare-and-swap against the pool, so a
-// retry is never allowed beyond the pool of the window it read. A lock is
+// atomic add, an allowed retry one compare-and-swap against the pool, so a
+// retry is never allowed beyond the pool of the window it read, and a
+// refusal one atomic add to a per-goroutine stripe of its count (see
+// stripe). A lock is
 // taken only when the window moves to a new bucket, once per TTL/[Slices].
 // A deposit or retry made by one goroutine while another moves the window may
 // count in the bucket that begins rather than the one that ends, as it would
@@ -287,15 +290,8 @@ type Budget struct {
 	ratio  atomic.Uint64 // math.Float64bits of the ratio
 	starts [Slices]mark
 
-	_ [64]byte // keep the counters, written on every call, off the lines above
-
-	// Cumulative counters since New: a deposit adds to requests, an allowed
-	// retry to retries. They are Stats.Requests and Stats.Retries.
-	requests   atomic.Int64
-	retries    atomic.Int64
-	suppressed [NumReasons]atomic.Int64
-
-	_ [64]byte
+	n     *counts        // deposits and retries allowed, read together by every Allow
+	cells *[stripes]cell // refusals, a stripe per goroutine (see stripe)
 
 	mu      sync.Mutex // moves the window; guards the fields below
 	started bool
@@ -306,6 +302,41 @@ type Budget struct {
 	// the map (the names are compared; nil after a sweep).
 	lastName string
 	last     *tenant
+}
+
+// counts are a budget's cumulative counts since New of deposits and of
+// retries allowed, which every Allow reads to size the pool, on a cache line
+// of their own: a pointer-free 64-byte object is allocated 64-byte aligned.
+type counts struct {
+	requests, retries atomic.Int64
+	_                 [48]byte
+}
+
+// cell is one stripe of the refused retries by reason; the counts are the
+// sums over the stripes. A cell is 64 bytes and holds no pointer, and the
+// cells are allocated together as an array, so the allocator places each on
+// a cache line of its own.
+type cell struct {
+	suppressed [NumReasons - 1]atomic.Int64 // from ReasonNotTransient on
+	_          [16]byte
+}
+
+// The number of stripes of the counts every call writes, and its log₂.
+const (
+	stripeBits = 4
+	stripes    = 1 << stripeBits
+)
+
+// stripe returns the stripe the calling goroutine writes: a hash of the
+// address of a variable on its stack. Goroutines run on stacks of their own,
+// so goroutines running at once mostly write different stripes, each on
+// cache lines of its own, instead of passing one line from core to core on
+// every call. Which stripe a call writes never changes a result: every read
+// adds up all stripes. Only counts that no call reads are striped: a count
+// every call reads would pass its stripes between cores all the same.
+func stripe() int {
+	var probe byte
+	return int(uint64(uintptr(unsafe.Pointer(&probe))>>11) * 0x9e3779b97f4a7c15 >> (64 - stripeBits))
 }
 
 // mark is the cumulative count of deposits and retries when a bucket began.
@@ -339,6 +370,8 @@ func New(cfg Config) (*Budget, error) {
 		share:   cfg.TenantShare,
 		width:   int64(ttl) / Slices,
 		sweepAt: minSweep,
+		n:       new(counts),
+		cells:   new([stripes]cell),
 	}
 	b.ratio.Store(math.Float64bits(cfg.Ratio))
 	b.curEnd.Store(math.MinInt64)
@@ -355,7 +388,7 @@ func (b *Budget) Request(now time.Time, tenant string) {
 	if b.tenants != nil {
 		b.mu.Lock()
 		b.advance(ns)
-		b.requests.Add(1)
+		b.n.requests.Add(1)
 		t := b.tenant(tenant)
 		t.w.reqs[slotOf(b.cur.Load())]++
 		t.w.sumReqs++
@@ -365,7 +398,7 @@ func (b *Budget) Request(now time.Time, tenant string) {
 	if ns >= b.curEnd.Load() {
 		b.move(ns)
 	}
-	b.requests.Add(1)
+	b.n.requests.Add(1)
 }
 
 // epsilon absorbs rounding in Ratio×requests (0.29×100 is 28.999999999999996).
@@ -390,7 +423,7 @@ func (b *Budget) Allow(now time.Time, r Retry) Decision {
 		reason = ReasonDeadline
 	}
 	if reason != ReasonAllowed {
-		b.suppressed[reason].Add(1)
+		b.cells[stripe()].suppressed[reason-1].Add(1)
 		return Decision{Reason: reason}
 	}
 	ns := now.UnixNano()
@@ -404,12 +437,12 @@ func (b *Budget) Allow(now time.Time, r Retry) Decision {
 	for {
 		reqs, rets, retries := b.window()
 		if float64(rets+1) > ratio*float64(reqs)+b.reserve+epsilon {
-			b.suppressed[ReasonExhausted].Add(1)
+			b.cells[stripe()].suppressed[ReasonExhausted-1].Add(1)
 			return Decision{Reason: ReasonExhausted}
 		}
 		// The token is taken only if no retry was allowed since the window
 		// was read; otherwise read it again.
-		if b.retries.CompareAndSwap(retries, retries+1) {
+		if b.n.retries.CompareAndSwap(retries, retries+1) {
 			return Decision{Allowed: true, Reason: ReasonAllowed}
 		}
 	}
@@ -424,14 +457,14 @@ func (b *Budget) allowTenant(ns int64, name string) Decision {
 	pool := math.Float64frombits(b.ratio.Load())*float64(reqs) + b.reserve
 	t := b.tenant(name)
 	if float64(t.w.sumRets+1) > b.share*pool+epsilon {
-		b.suppressed[ReasonTenantShare].Add(1)
+		b.cells[stripe()].suppressed[ReasonTenantShare-1].Add(1)
 		return Decision{Reason: ReasonTenantShare}
 	}
 	if float64(rets+1) > pool+epsilon {
-		b.suppressed[ReasonExhausted].Add(1)
+		b.cells[stripe()].suppressed[ReasonExhausted-1].Add(1)
 		return Decision{Reason: ReasonExhausted}
 	}
-	b.retries.Add(1)
+	b.n.retries.Add(1)
 	t.w.rets[slotOf(b.cur.Load())]++
 	t.w.sumRets++
 	return Decision{Allowed: true, Reason: ReasonAllowed}
@@ -448,8 +481,8 @@ func (b *Budget) window() (reqs, rets, retries int64) {
 		if s&1 == 0 {
 			first := &b.starts[slotOf(b.cur.Load()+1)] // the oldest bucket of the window
 			r0, t0 := first.reqs.Load(), first.rets.Load()
-			retries = b.retries.Load()
-			reqs = b.requests.Load()
+			retries = b.n.retries.Load()
+			reqs = b.n.requests.Load()
 			if b.seq.Load() == s {
 				return reqs - r0, retries - t0, retries
 			}
@@ -507,9 +540,11 @@ func (b *Budget) TenantWindow(now time.Time, tenant string) Window {
 
 // Stats returns the budget's counters.
 func (b *Budget) Stats() Stats {
-	s := Stats{Requests: b.requests.Load(), Retries: b.retries.Load()}
-	for i := range s.Suppressed {
-		s.Suppressed[i] = b.suppressed[i].Load()
+	s := Stats{Requests: b.n.requests.Load(), Retries: b.n.retries.Load()}
+	for i := range b.cells {
+		for r := range b.cells[i].suppressed {
+			s.Suppressed[r+1] += b.cells[i].suppressed[r].Load()
+		}
 	}
 	return s
 }
@@ -534,7 +569,7 @@ func (b *Budget) advance(ns int64) {
 	if !b.started {
 		b.started = true // nothing was counted before the first bucket
 	} else if cur := b.cur.Load(); k > cur {
-		reqs, rets := b.requests.Load(), b.retries.Load()
+		reqs, rets := b.n.requests.Load(), b.n.retries.Load()
 		for j := max(cur+1, k-Slices+1); j <= k; j++ {
 			s := &b.starts[slotOf(j)]
 			s.reqs.Store(reqs)
