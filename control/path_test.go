@@ -1,6 +1,8 @@
 package control_test
 
 import (
+	"runtime"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -189,6 +191,46 @@ func TestPath(t *testing.T) {
 	}
 	if got := p.bud.Stats().Requests; got != 2 {
 		t.Fatalf("budget requests = %d, want 2 (refused calls deposit nothing)", got)
+	}
+}
+
+// TestPathConcurrent runs the path from several goroutines at once, each
+// with its own clock, as the benchmark's parallel variant does, and checks
+// that the controls' counts add up once they are done: every request was
+// admitted (the path is idle) and released, deposited once in the budget and
+// asked for one retry, and recorded once by the breaker. Run with -race.
+func TestPathConcurrent(t *testing.T) {
+	p := newPath(t)
+	const workers, per = 4, 5000
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			now := pathT0.Add(time.Duration(w) * time.Nanosecond)
+			for i := range per {
+				if i%7 == 0 {
+					runtime.Gosched() // interleave even on one CPU
+				}
+				now = now.Add(time.Microsecond)
+				if ok, _ := p.request(now, now.Add(pathDeadline)); !ok {
+					t.Error("request refused on an idle path")
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	const n = workers * per
+	adm := p.adm.Stats()
+	if adm.InFlight != 0 || adm.Admitted() != n || adm.Rejected() != 0 || adm.Unmatched != 0 {
+		t.Errorf("admission after %d requests: %+v", n, adm)
+	}
+	bud := p.bud.Stats()
+	if bud.Requests != n || bud.Retries+bud.Suppressions() != n || bud.Retries == 0 {
+		t.Errorf("budget after %d requests: %+v", n, bud)
+	}
+	// 20 ms of virtual time: every result is still in the breaker's window.
+	if br := p.br.Stats(); br.Successes != n || br.Failures != 0 || br.Stale != 0 || br.Generation != 1 {
+		t.Errorf("breaker after %d requests: %+v", n, br)
 	}
 }
 

@@ -306,3 +306,50 @@ func TestConcurrentLimit(t *testing.T) {
 		t.Errorf("after the run: %+v; want nothing in flight, sheddable work refused for reserved capacity and continuations at the limit", end)
 	}
 }
+
+// BenchmarkAgainstMutex puts one Admit and one Done of the lock-free
+// Controller beside the mutex implementation it replaced (refController),
+// from one goroutine and under b.RunParallel, in one run:
+//
+//	go test -run '^$' -bench AgainstMutex ./control/admission/
+func BenchmarkAgainstMutex(b *testing.B) {
+	type controller interface {
+		Admit(time.Time, Request) Decision
+		Done(time.Time, Sample)
+	}
+	for _, impl := range []struct {
+		name string
+		new  func() controller
+	}{
+		{"mutex", func() controller { c, _ := newRef(Config{}); return c }},
+		{"lockfree", func() controller { return mustNew(b, Config{}) }},
+	} {
+		req := Request{Class: Standard, Slack: time.Second, Expected: 100 * time.Millisecond}
+		sample := Sample{Class: Standard, QueueDelay: time.Millisecond, Latency: 50 * time.Millisecond}
+		b.Run(impl.name+"/serial", func(b *testing.B) {
+			c := impl.new()
+			now := t0
+			b.ReportAllocs()
+			for b.Loop() {
+				now = now.Add(time.Microsecond)
+				if c.Admit(now, req).Admitted {
+					c.Done(now, sample)
+				}
+			}
+		})
+		b.Run(impl.name+"/parallel", func(b *testing.B) {
+			c := impl.new()
+			var worker atomic.Int64
+			b.ReportAllocs()
+			b.RunParallel(func(pb *testing.PB) {
+				now := t0.Add(time.Duration(worker.Add(1)))
+				for pb.Next() {
+					now = now.Add(time.Microsecond)
+					if c.Admit(now, req).Admitted {
+						c.Done(now, sample)
+					}
+				}
+			})
+		})
+	}
+}

@@ -304,3 +304,53 @@ func TestConcurrentInvariants(t *testing.T) {
 		}
 	})
 }
+
+// BenchmarkAgainstMutex puts one Allow and one Record of a success on a
+// closed lock-free Breaker beside the mutex implementation it replaced
+// (refBreaker), from one goroutine and under b.RunParallel, in one run:
+//
+//	go test -run '^$' -bench AgainstMutex ./control/breaker/
+func BenchmarkAgainstMutex(b *testing.B) {
+	type breaker interface {
+		Allow(time.Time) (Ticket, error)
+		Record(time.Time, Ticket, bool)
+	}
+	for _, impl := range []struct {
+		name string
+		new  func() breaker
+	}{
+		{"mutex", func() breaker { r, _ := newRef(AI2()); return r }},
+		{"lockfree", func() breaker { return mustNew(b, AI2()) }},
+	} {
+		b.Run(impl.name+"/serial", func(b *testing.B) {
+			br := impl.new()
+			now := t0
+			b.ReportAllocs()
+			for b.Loop() {
+				now = now.Add(time.Microsecond)
+				t, err := br.Allow(now)
+				if err != nil {
+					b.Fatal(err)
+				}
+				br.Record(now, t, true)
+			}
+		})
+		b.Run(impl.name+"/parallel", func(b *testing.B) {
+			br := impl.new()
+			var worker atomic.Int64
+			b.ReportAllocs()
+			b.RunParallel(func(pb *testing.PB) {
+				now := t0.Add(time.Duration(worker.Add(1)))
+				for pb.Next() {
+					now = now.Add(time.Microsecond)
+					t, err := br.Allow(now)
+					if err != nil {
+						b.Error(err)
+						return
+					}
+					br.Record(now, t, true)
+				}
+			})
+		})
+	}
+}

@@ -213,3 +213,47 @@ func TestConcurrentInvariants(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkAgainstMutex puts one Request and one Allow of the lock-free
+// Budget beside the mutex implementation it replaced (refBudget), from one
+// goroutine and under b.RunParallel, in one run:
+//
+//	go test -run '^$' -bench AgainstMutex ./control/budget/
+func BenchmarkAgainstMutex(b *testing.B) {
+	type budget interface {
+		Request(time.Time, string)
+		Allow(time.Time, Retry) Decision
+	}
+	for _, impl := range []struct {
+		name string
+		new  func() budget
+	}{
+		{"mutex", func() budget { r, _ := newRef(Finagle()); return r }},
+		{"lockfree", func() budget { return newBudget(b, Finagle()) }},
+	} {
+		retry := Retry{Failure: Timeout, Deduplicated: true, Remaining: time.Second, Expected: 200 * time.Millisecond}
+		b.Run(impl.name+"/serial", func(b *testing.B) {
+			bu := impl.new()
+			now := t0
+			b.ReportAllocs()
+			for b.Loop() {
+				now = now.Add(time.Microsecond)
+				bu.Request(now, "")
+				bu.Allow(now, retry)
+			}
+		})
+		b.Run(impl.name+"/parallel", func(b *testing.B) {
+			bu := impl.new()
+			var worker atomic.Int64
+			b.ReportAllocs()
+			b.RunParallel(func(pb *testing.PB) {
+				now := t0.Add(time.Duration(worker.Add(1)))
+				for pb.Next() {
+					now = now.Add(time.Microsecond)
+					bu.Request(now, "")
+					bu.Allow(now, retry)
+				}
+			})
+		})
+	}
+}
