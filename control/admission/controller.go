@@ -414,7 +414,15 @@ func (c *Controller) Admit(now time.Time, r Request) Decision {
 // ceiling leave one.
 func (c *Controller) claim(cl Class) Decision {
 	for {
-		n := c.slots.inFlight.Load() // a refusal only reads: under overload the line stays shared
+		// Read for ownership (a locked add of zero): admitting, the
+		// compare-and-swap below then finds the line in this core's cache
+		// instead of fetching it a second time. (A refusal writes the line
+		// too, as taking a lock did.)
+		n := c.slots.inFlight.Add(0)
+		if n < 0 {
+			runtime.Gosched() // a Done without an admission is undoing its decrement
+			continue
+		}
 		switch {
 		case n >= c.limit.Load():
 			return Decision{Reason: ReasonLimit, RetryAfter: c.cfg.RetryAfter}
@@ -438,12 +446,15 @@ func (c *Controller) Done(now time.Time, s Sample) {
 	if cl >= NumClasses {
 		cl = Sheddable
 	}
-	// Read the in-flight count for ownership (a locked add of zero): the
-	// compare-and-swap that follows then finds the line in this core's cache
-	// instead of fetching it a second time. byClass shares the line.
-	if decrementPositive(&c.slots.inFlight, c.slots.inFlight.Add(0)) {
-		decrementPositive(&c.slots.byClass[cl], c.slots.byClass[cl].Load())
+	// One atomic add each, which never has to retry, then an undo in the
+	// rare case the count was already zero: the count is then negative for
+	// a moment, and claim waits that moment out, so no decision sees it.
+	if c.slots.inFlight.Add(-1) >= 0 {
+		if c.slots.byClass[cl].Add(-1) < 0 {
+			c.slots.byClass[cl].Add(1) // none of this class was in flight
+		}
 	} else {
+		c.slots.inFlight.Add(1) // none was in flight: an unmatched Done
 		c.slots.unmatched.Add(1)
 	}
 	i := stripe()
@@ -461,16 +472,9 @@ func (c *Controller) Done(now time.Time, s Sample) {
 	c.tick(now)
 }
 
-// decrementPositive decrements n unless it is zero or less, and reports
-// whether it did; v is n as just read.
-func decrementPositive(n *atomic.Int64, v int64) bool {
-	for ; v > 0; v = n.Load() {
-		if n.CompareAndSwap(v, v-1) {
-			return true
-		}
-	}
-	return false
-}
+// held returns an in-flight count: the count n holds, which an unmatched
+// Done may take below zero for a moment (see Done), clamped at zero.
+func held(n *atomic.Int64) int64 { return max(n.Load(), 0) }
 
 // tick closes the current window if it is over, taking the lock to do so.
 func (c *Controller) tick(t time.Time) {
@@ -513,7 +517,7 @@ func (c *Controller) tickLocked(t time.Time) {
 	now := c.clock.Nanos(t)
 	if !c.started.Load() {
 		c.winStart.Store(now)
-		c.slots.peak.Store(c.slots.inFlight.Load())
+		c.slots.peak.Store(held(&c.slots.inFlight))
 		c.started.Store(true)
 		return
 	}
@@ -535,7 +539,7 @@ func (c *Controller) tickLocked(t time.Time) {
 		c.evaluate(cw)
 	}
 	c.winStart.Store(now)
-	c.slots.peak.Store(c.slots.inFlight.Load())
+	c.slots.peak.Store(held(&c.slots.inFlight))
 }
 
 // evaluate runs the adaptive rule on the closed window w. c.mu held, w.n > 0.
@@ -630,7 +634,7 @@ func (c *Controller) SetClassOpen(cl Class, open bool) {
 func (c *Controller) Limit() int { return int(c.limit.Load()) }
 
 // InFlight returns the number of admitted requests not yet done.
-func (c *Controller) InFlight() int { return int(c.slots.inFlight.Load()) }
+func (c *Controller) InFlight() int { return int(held(&c.slots.inFlight)) }
 
 // Stats is a snapshot of a Controller's state and counters.
 type Stats struct {
@@ -686,10 +690,10 @@ func (c *Controller) Stats() Stats {
 		for i := range c.admitted {
 			s.Decisions[cl][ReasonAdmitted] += c.admitted[i].n[cl].Load()
 		}
-		s.ByClass[cl] = int(c.slots.byClass[cl].Load())
+		s.ByClass[cl] = int(held(&c.slots.byClass[cl]))
 		s.Ceiling[cl] = int(c.ceil[cl].Load())
 	}
-	s.InFlight = int(c.slots.inFlight.Load())
+	s.InFlight = int(held(&c.slots.inFlight))
 	s.Limit = int(c.limit.Load())
 	s.Unmatched = c.slots.unmatched.Load()
 	c.mu.Lock()

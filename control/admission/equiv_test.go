@@ -353,3 +353,55 @@ func BenchmarkAgainstMutex(b *testing.B) {
 		})
 	}
 }
+
+// TestConcurrentUnmatchedDone races Done calls without an admission (which
+// take the in-flight count below zero for a moment and undo it) against
+// admissions and releases, and checks that no one ever sees a negative count
+// and that the counts balance: every Done either released a slot or was
+// counted unmatched, so InFlight = Admitted − (Dones − Unmatched).
+func TestConcurrentUnmatchedDone(t *testing.T) {
+	c := mustNew(t, Config{Max: 4})
+	var wg sync.WaitGroup
+	var dones atomic.Int64
+	start := make(chan struct{})
+	for g := range 4 {
+		wg.Go(func() {
+			<-start
+			for i := range 5000 {
+				if i%3 == 0 {
+					runtime.Gosched()
+				}
+				now := t0.Add(time.Duration(i) * time.Microsecond)
+				if g%2 == 0 { // a caller that releases twice
+					c.Done(now, Sample{Class: Standard})
+					dones.Add(1)
+					continue
+				}
+				if c.Admit(now, Request{Class: Class(i % NumClasses)}).Admitted {
+					if n := c.InFlight(); n < 0 || n > 4 {
+						t.Errorf("in flight %d outside [0, 4]", n)
+					}
+					c.Done(now, Sample{Class: Class(i % NumClasses)})
+					dones.Add(1)
+				}
+				if st := c.Stats(); st.InFlight < 0 || st.ByClass[Standard] < 0 {
+					t.Errorf("negative count in %+v", st)
+				}
+			}
+		})
+	}
+	close(start)
+	wg.Wait()
+	st := c.Stats()
+	if int64(st.InFlight) != int64(st.Admitted())-(dones.Load()-int64(st.Unmatched)) || st.Unmatched == 0 {
+		t.Errorf("%+v: %d Dones do not balance %d admitted and %d unmatched", st, dones.Load(), st.Admitted(), st.Unmatched)
+	}
+	// A release of the wrong class frees another class's slot, as it did
+	// behind the mutex, so ByClass need not add up to InFlight here; it
+	// must not go below zero.
+	for cl, n := range st.ByClass {
+		if n < 0 {
+			t.Errorf("ByClass[%v] = %d", Class(cl), n)
+		}
+	}
+}
