@@ -8,9 +8,9 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-	"unsafe"
 
 	"goodput/control/internal/nanotime"
+	"goodput/control/internal/stripe"
 )
 
 // Rule selects how the adaptive limit follows the measured signals.
@@ -212,7 +212,7 @@ func (c Config) Validate() error {
 // the limit and the ceilings hold however many goroutines admit at once;
 // Done releases the slot and adds its sample to atomic sums. The in-flight
 // count is the one word all goroutines write; the other counts are kept in
-// per-goroutine stripes (see stripe) that reads add up. A lock is taken
+// per-goroutine stripes (see control/internal/stripe) that reads add up. A lock is taken
 // once per window, by the call that closes it, to run the rule, and by the
 // setters. A sample counts wholly in the window that was current when Done
 // added it. Admit and Done do not allocate.
@@ -239,9 +239,9 @@ type Controller struct {
 
 	// Written on every call, each on cache lines of its own (see slots).
 	slots    *slots
-	admitted *[stripes]admitted
+	admitted *[stripe.N]admitted
 	refused  *[NumClasses]refused
-	accs     *[2][stripes]acc // the current window's samples and the last one's (empty once closed), by stripe
+	accs     *[2][stripe.N]acc // the current window's samples and the last one's (empty once closed), by stripe
 
 	mu       sync.Mutex // closes windows, runs the rule, serves the setters; guards the fields below
 	adaptive float64    // the rule's limit, in [Min, Max]
@@ -283,23 +283,6 @@ type admitted struct {
 type refused struct {
 	n [NumReasons]atomic.Uint64
 	_ [64 - 8*NumReasons]byte
-}
-
-// The number of stripes of the counts every call writes, and its log₂.
-const (
-	stripeBits = 4
-	stripes    = 1 << stripeBits
-)
-
-// stripe returns the stripe the calling goroutine writes: a hash of the
-// address of a variable on its stack. Goroutines run on stacks of their own,
-// so goroutines running at once mostly write different stripes, each on
-// cache lines of its own, instead of passing one line from core to core on
-// every call. Which stripe a call writes never changes a result: every read
-// adds up all stripes (or takes their minimum).
-func stripe() int {
-	var probe byte
-	return int(uint64(uintptr(unsafe.Pointer(&probe))>>11) * 0x9e3779b97f4a7c15 >> (64 - stripeBits))
 }
 
 // acc accumulates one stripe of the samples of one window. Done adds a
@@ -352,9 +335,9 @@ func New(cfg Config) (*Controller, error) {
 	c := &Controller{
 		cfg:      cfg,
 		slots:    new(slots),
-		admitted: new([stripes]admitted),
+		admitted: new([stripe.N]admitted),
 		refused:  new([NumClasses]refused),
-		accs:     new([2][stripes]acc),
+		accs:     new([2][stripe.N]acc),
 		adaptive: float64(cfg.Initial),
 		scale:    1,
 	}
@@ -403,7 +386,7 @@ func (c *Controller) Admit(now time.Time, r Request) Decision {
 		d = c.claim(cl)
 	}
 	if d.Admitted {
-		c.admitted[stripe()].n[cl].Add(1)
+		c.admitted[stripe.Of()].n[cl].Add(1)
 	} else {
 		c.refused[cl].n[d.Reason].Add(1)
 	}
@@ -457,7 +440,7 @@ func (c *Controller) Done(now time.Time, s Sample) {
 		c.slots.inFlight.Add(1) // none was in flight: an unmatched Done
 		c.slots.unmatched.Add(1)
 	}
-	i := stripe()
+	i := stripe.Of()
 	for {
 		w := c.win.Load()
 		a := &c.accs[w&1][i]

@@ -8,9 +8,9 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-	"unsafe"
 
 	"goodput/control/internal/nanotime"
+	"goodput/control/internal/stripe"
 )
 
 // Errors returned by [Breaker.Allow].
@@ -212,7 +212,7 @@ const (
 // Record of a success or of a stale result, and Allow's refusal while open
 // read the current generation through one atomic pointer, and keep the
 // latest instant, the success count and the refusal counts in per-goroutine
-// stripes (see stripe) that reads add up or take the maximum of. The lock is
+// stripes (see control/internal/stripe) that reads add up or take the maximum of. The lock is
 // taken to record a failure (which may trip the breaker), while half-open,
 // once per bucket to slide the window, and for every transition and
 // override. A success counts in the generation its Record read, so one that
@@ -236,7 +236,7 @@ type Breaker struct {
 	wall    wallEpoch                  // epoch, for sinceEpoch; set with it
 	gen     atomic.Pointer[generation] // the current generation
 	edge    atomic.Int64               // start of bucket head+1, since epoch; the window slides when an instant reaches it
-	cells   *[stripes]cell             // written on every call, a stripe per goroutine
+	cells   *[stripe.N]cell            // written on every call, a stripe per goroutine
 
 	mu      sync.Mutex // slides the window, records failures and probes, makes transitions; guards the fields below
 	head    int64      // bucket number (since epoch) of the newest bucket
@@ -266,29 +266,12 @@ type generation struct {
 	state  State
 	forced forcing
 	_      [46]byte
-	ok     [stripes]okCell // successes recorded while closed, since it began
+	ok     [stripe.N]okCell // successes recorded while closed, since it began
 }
 
 type okCell struct {
 	n atomic.Int64
 	_ [56]byte
-}
-
-// The number of stripes of the words every call writes, and its log₂.
-const (
-	stripeBits = 4
-	stripes    = 1 << stripeBits
-)
-
-// stripe returns the stripe the calling goroutine writes: a hash of the
-// address of a variable on its stack. Goroutines run on stacks of their own,
-// so goroutines running at once mostly write different stripes, each on
-// cache lines of its own, instead of passing one line from core to core on
-// every call. Which stripe a call writes never changes a result: every read
-// adds up all stripes or takes their maximum.
-func stripe() int {
-	var probe byte
-	return int(uint64(uintptr(unsafe.Pointer(&probe))>>11) * 0x9e3779b97f4a7c15 >> (64 - stripeBits))
 }
 
 // wallEpoch is the epoch as sinceEpoch uses it.
@@ -337,7 +320,7 @@ func New(cfg Config) (*Breaker, error) {
 	b := &Breaker{
 		cfg:     cfg,
 		width:   cfg.Window / time.Duration(cfg.Buckets),
-		cells:   new([stripes]cell),
+		cells:   new([stripe.N]cell),
 		okStart: make([]int64, cfg.Buckets),
 		fails:   make([]int64, cfg.Buckets),
 	}
@@ -355,7 +338,7 @@ func (b *Breaker) Config() Config { return b.cfg }
 // [ErrProbeLimit]. Allow moves an open breaker whose OpenFor has passed to
 // half-open (a new generation).
 func (b *Breaker) Allow(now time.Time) (Ticket, error) {
-	c := &b.cells[stripe()]
+	c := &b.cells[stripe.Of()]
 	if g, d, ok := b.quick(now, c); ok {
 		switch {
 		case g.state == Closed:
@@ -445,7 +428,7 @@ func (b *Breaker) latest() time.Duration {
 // While half-open, a failure opens it again and HalfOpenProbes successes
 // close it; either is a new generation.
 func (b *Breaker) Record(now time.Time, t Ticket, ok bool) {
-	s := stripe()
+	s := stripe.Of()
 	c := &b.cells[s]
 	if g, d, fast := b.quick(now, c); fast && (g.state == Closed || b.stillOpen(g, d)) {
 		switch {
@@ -488,7 +471,7 @@ func (b *Breaker) Record(now time.Time, t Ticket, ok bool) {
 // State returns the breaker's state at now, moving an open breaker whose
 // OpenFor has passed to half-open.
 func (b *Breaker) State(now time.Time) State {
-	c := &b.cells[stripe()]
+	c := &b.cells[stripe.Of()]
 	if g, d, ok := b.quick(now, c); ok && (g.state == Closed || b.stillOpen(g, d)) {
 		return g.state
 	}
@@ -547,7 +530,7 @@ func (b *Breaker) Reset(now time.Time) {
 // forced as f.
 func (b *Breaker) override(now time.Time, s State, f forcing) {
 	b.mu.Lock()
-	b.observe(now, &b.cells[stripe()])
+	b.observe(now, &b.cells[stripe.Of()])
 	b.become(s, f)
 	b.mu.Unlock()
 }

@@ -25,28 +25,6 @@ func TestLayout(t *testing.T) {
 	}
 }
 
-// TestStripesSpread checks that goroutines running at once mostly get
-// different stripes, which is what keeps their writes off each other's
-// cache lines.
-func TestStripesSpread(t *testing.T) {
-	const n = 64
-	got := make(chan int, n)
-	for range n {
-		go func() { got <- stripe() }()
-	}
-	seen := map[int]int{}
-	for range n {
-		s := <-got
-		if s < 0 || s >= stripes {
-			t.Fatalf("stripe %d out of [0, %d)", s, stripes)
-		}
-		seen[s]++
-	}
-	if len(seen) < stripes/2 {
-		t.Errorf("%d goroutines used only %d of %d stripes: %v", n, len(seen), stripes, seen)
-	}
-}
-
 // TestSinceEpoch checks the breaker's subtraction against nanotime.Sub and
 // time.Time.Sub, for epochs with and without a monotonic clock reading, near
 // each other and at the extremes. Only whether an instant carries a

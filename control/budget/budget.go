@@ -9,7 +9,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-	"unsafe"
+
+	"goodput/control/internal/stripe"
 )
 
 // Slices is the number of buckets the TTL window is divided into: deposits
@@ -290,8 +291,8 @@ type Budget struct {
 	ratio  atomic.Uint64 // math.Float64bits of the ratio
 	starts [Slices]mark
 
-	n     *counts        // deposits and retries allowed, read together by every Allow
-	cells *[stripes]cell // refusals, a stripe per goroutine (see stripe)
+	n     *counts         // deposits and retries allowed, read together by every Allow
+	cells *[stripe.N]cell // refusals, a stripe per goroutine (see control/internal/stripe)
 
 	mu      sync.Mutex // moves the window; guards the fields below
 	started bool
@@ -319,24 +320,6 @@ type counts struct {
 type cell struct {
 	suppressed [NumReasons - 1]atomic.Int64 // from ReasonNotTransient on
 	_          [16]byte
-}
-
-// The number of stripes of the counts every call writes, and its log₂.
-const (
-	stripeBits = 4
-	stripes    = 1 << stripeBits
-)
-
-// stripe returns the stripe the calling goroutine writes: a hash of the
-// address of a variable on its stack. Goroutines run on stacks of their own,
-// so goroutines running at once mostly write different stripes, each on
-// cache lines of its own, instead of passing one line from core to core on
-// every call. Which stripe a call writes never changes a result: every read
-// adds up all stripes. Only counts that no call reads are striped: a count
-// every call reads would pass its stripes between cores all the same.
-func stripe() int {
-	var probe byte
-	return int(uint64(uintptr(unsafe.Pointer(&probe))>>11) * 0x9e3779b97f4a7c15 >> (64 - stripeBits))
 }
 
 // mark is the cumulative count of deposits and retries when a bucket began.
@@ -371,7 +354,7 @@ func New(cfg Config) (*Budget, error) {
 		width:   int64(ttl) / Slices,
 		sweepAt: minSweep,
 		n:       new(counts),
-		cells:   new([stripes]cell),
+		cells:   new([stripe.N]cell),
 	}
 	b.ratio.Store(math.Float64bits(cfg.Ratio))
 	b.curEnd.Store(math.MinInt64)
@@ -423,7 +406,7 @@ func (b *Budget) Allow(now time.Time, r Retry) Decision {
 		reason = ReasonDeadline
 	}
 	if reason != ReasonAllowed {
-		b.cells[stripe()].suppressed[reason-1].Add(1)
+		b.cells[stripe.Of()].suppressed[reason-1].Add(1)
 		return Decision{Reason: reason}
 	}
 	ns := now.UnixNano()
@@ -437,7 +420,7 @@ func (b *Budget) Allow(now time.Time, r Retry) Decision {
 	for {
 		reqs, rets, retries := b.window()
 		if float64(rets+1) > ratio*float64(reqs)+b.reserve+epsilon {
-			b.cells[stripe()].suppressed[ReasonExhausted-1].Add(1)
+			b.cells[stripe.Of()].suppressed[ReasonExhausted-1].Add(1)
 			return Decision{Reason: ReasonExhausted}
 		}
 		// The token is taken only if no retry was allowed since the window
@@ -457,11 +440,11 @@ func (b *Budget) allowTenant(ns int64, name string) Decision {
 	pool := math.Float64frombits(b.ratio.Load())*float64(reqs) + b.reserve
 	t := b.tenant(name)
 	if float64(t.w.sumRets+1) > b.share*pool+epsilon {
-		b.cells[stripe()].suppressed[ReasonTenantShare-1].Add(1)
+		b.cells[stripe.Of()].suppressed[ReasonTenantShare-1].Add(1)
 		return Decision{Reason: ReasonTenantShare}
 	}
 	if float64(rets+1) > pool+epsilon {
-		b.cells[stripe()].suppressed[ReasonExhausted-1].Add(1)
+		b.cells[stripe.Of()].suppressed[ReasonExhausted-1].Add(1)
 		return Decision{Reason: ReasonExhausted}
 	}
 	b.n.retries.Add(1)
