@@ -1,10 +1,9 @@
-// Package sim is goodput's discrete-event engine: a typed event queue ordered by (time, seq)
-// (a calendar queue of millisecond buckets over small 4-ary heaps), a virtual clock, lazily
-// cancellable timers and named, seeded random streams.
+// Package sim is goodput's discrete-event engine: a typed event heap ordered by (time, seq), a
+// virtual clock, lazily cancellable timers and named, seeded random streams.
 //
 // A [Sim] runs on one goroutine and never reads the wall clock. Components implement [Handler]
 // once and are scheduled with [Sim.Schedule]; an [Event] carries a small typed payload (a kind
-// and an integer id), so the hot loop allocates only when the number of pending events reaches a new high. Events at the same instant run in the
+// and an integer id), so the hot loop allocates nothing. Events at the same instant run in the
 // order they were scheduled, which makes every run reproducible.
 //
 // Randomness comes from [Streams]: one math/rand/v2 PCG stream per component and purpose, named

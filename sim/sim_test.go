@@ -187,11 +187,10 @@ func TestCancelAfterReuseIsNoop(t *testing.T) {
 	}
 }
 
-func TestCalendarMatchesSortedOrder(t *testing.T) {
-	// Delays from nanoseconds to minutes exercise the near heap, the buckets, the far heap
-	// and the jumps over empty windows; events are also scheduled from outside between
-	// Runs, after the queue has looked ahead to find the next event. Every event must be
-	// delivered in exactly (time, scheduling order).
+func TestOrderMatchesSortedOrder(t *testing.T) {
+	// Delays from nanoseconds to minutes, events scheduled from handlers and from outside
+	// between Runs (after the queue has looked ahead for the next event): every event must
+	// be delivered in exactly (time, scheduling order).
 	delays := []time.Duration{0, time.Nanosecond, time.Microsecond, 900 * time.Microsecond,
 		time.Millisecond, 3 * time.Millisecond, 400 * time.Millisecond, time.Second,
 		1100 * time.Millisecond, 7 * time.Second, 3 * time.Minute}
