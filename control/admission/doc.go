@@ -10,7 +10,7 @@
 //
 // Nothing in this package reads a clock: [Controller.Admit] and
 // [Controller.Done] take the current instant, so a real service (passing
-// time.Now()) and the discrete-event simulator (passing virtual time) run the
+// the wall clock's instant) and the discrete-event simulator (passing virtual time) run the
 // same code.
 //
 // # Which method to call

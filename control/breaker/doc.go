@@ -23,7 +23,7 @@
 // Every method takes the current instant as an argument, as the explicit-time
 // methods of golang.org/x/time/rate do. The breaker reads no clock, starts no
 // goroutine and sets no timer, so the discrete-event simulator drives it with
-// virtual time and a service drives it with time.Now() (see
+// virtual time and a service drives it with the wall clock (see
 // control/controlhttp). Time must not run backwards; an earlier instant is
 // taken as the latest one seen.
 //
@@ -41,13 +41,13 @@
 //	if err != nil {
 //		return err
 //	}
-//	// per call:
-//	t, err := b.Allow(time.Now())
+//	// per call, now being the wall-clock instant the service reads:
+//	t, err := b.Allow(now)
 //	if err != nil {
 //		return err // breaker.ErrOpen or breaker.ErrProbeLimit: fail fast
 //	}
 //	resp, err := callProvider(ctx)
-//	b.Record(time.Now(), t, err == nil)
+//	b.Record(done, t, err == nil) // done: the instant the call returned
 //
 // A Breaker is safe for concurrent use. Allow and Record on a closed breaker
 // take no lock (an atomic pointer to the current generation, an atomic

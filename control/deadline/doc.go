@@ -7,7 +7,7 @@
 // queueing, retrying or crossing the network upstream is never handed out a
 // second time downstream. Nothing in this package reads a clock: every
 // function takes the current instant, now, as an argument, so the same code
-// runs in a real service (which passes time.Now()) and in the discrete-event
+// runs in a real service (which passes the wall clock's instant) and in the discrete-event
 // simulator (which passes virtual time).
 //
 // # Which function to call
