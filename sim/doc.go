@@ -1,4 +1,4 @@
-// Package sim is goodput's discrete-event engine: a typed event heap ordered by (time, seq), a
+// Package sim is goodput's discrete-event engine: a typed event queue (a radix heap) ordered by (time, seq), a
 // virtual clock, lazily cancellable timers and named, seeded random streams.
 //
 // A [Sim] runs on one goroutine and never reads the wall clock. Components implement [Handler]

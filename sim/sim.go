@@ -1,9 +1,9 @@
 package sim
 
 import (
+	"cmp"
 	"fmt"
 	"math"
-	"math/bits"
 	"slices"
 	"time"
 )
@@ -37,22 +37,21 @@ type Timer uint64
 // Sim is the event loop and virtual clock of one experiment arm. It is not safe for concurrent
 // use: run one Sim per goroutine.
 //
-// Pending events are a 4-ary min-heap of 16-byte keys (time, then scheduling order), four
-// children to a cache line, over a slab of payloads reused through a free list; see
-// [Sim.Schedule].
+// Pending events are 16-byte keys (time, then scheduling order) in a radix heap, over a slab
+// of payloads reused through a free list; see [Sim.Schedule].
 type Sim struct {
 	start     time.Time
 	now       time.Duration
 	wall      time.Time     // Now's result at wallAt, kept for the many calls of one event
 	wallAt    time.Duration //
 	seq       uint32        // scheduling order of the last event scheduled
-	heap      []key
+	q         radix
 	slots     []slot
 	free      []uint32
 	processed uint64
 }
 
-// key orders the heap: at, then ord = seq<<32 | payload slot. seq is unique among pending
+// key orders the queue: at, then ord = seq<<32 | payload slot. seq is unique among pending
 // events, so the slot never decides the order.
 type key struct {
 	at  time.Duration
@@ -74,7 +73,7 @@ type slot struct {
 
 // New returns a Sim whose virtual clock reads start at elapsed time zero.
 func New(start time.Time) *Sim {
-	return &Sim{start: start, wall: start, heap: make([]key, 0, 1024), slots: make([]slot, 0, 1024)}
+	return &Sim{start: start, wall: start, slots: make([]slot, 0, 1024)}
 }
 
 // Start is the wall-clock instant that virtual time zero stands for.
@@ -97,8 +96,8 @@ func (s *Sim) At(d time.Duration) time.Time { return s.start.Add(d) }
 // Processed is the number of events handled so far (cancelled events are not counted).
 func (s *Sim) Processed() uint64 { return s.processed }
 
-// Pending is the number of events in the heap, including lazily cancelled ones.
-func (s *Sim) Pending() int { return len(s.heap) }
+// Pending is the number of events in the queue, including lazily cancelled ones.
+func (s *Sim) Pending() int { return s.q.len() }
 
 // Schedule arranges for h to receive an event with kind and id after delay d (d < 0 counts as
 // 0). It returns a [Timer] for [Sim.Cancel]. Scheduling allocates only when the number of
@@ -131,7 +130,7 @@ func (s *Sim) ScheduleAt(at time.Duration, h Handler, kind int32, id int64) Time
 	sl := &s.slots[i]
 	sl.gen++
 	*sl = slot{h: h, id: id, kind: kind, gen: sl.gen, pending: true}
-	s.push(key{at: at, ord: uint64(s.seq)<<32 | uint64(i)})
+	s.q.push(key{at: at, ord: uint64(s.seq)<<32 | uint64(i)})
 	return Timer(uint64(sl.gen)<<32 | uint64(i))
 }
 
@@ -150,11 +149,11 @@ func (s *Sim) Cancel(t Timer) {
 // Step delivers the next event if its time is at or before until, advancing the clock to it.
 // It reports whether an event was delivered.
 func (s *Sim) Step(until time.Duration) bool {
-	for len(s.heap) > 0 {
-		if s.heap[0].at > until {
+	for {
+		k, ok := s.q.popUntil(until)
+		if !ok {
 			return false
 		}
-		k := s.pop()
 		i := uint32(k.ord)
 		sl := &s.slots[i]
 		e := Event{At: k.at, Kind: sl.kind, ID: sl.id, H: sl.h, seq: uint32(k.ord >> 32)}
@@ -169,7 +168,6 @@ func (s *Sim) Step(until time.Duration) bool {
 		e.H.Handle(s, e)
 		return true
 	}
-	return false
 }
 
 // Run delivers events in (time, seq) order until none remain at or before until, then sets the
@@ -184,92 +182,20 @@ func (s *Sim) Run(until time.Duration) {
 
 // String describes the clock for debugging.
 func (s *Sim) String() string {
-	return fmt.Sprintf("sim at %v (+%v), %d pending, %d processed", s.Now().UTC().Format(time.RFC3339Nano), s.now, len(s.heap), s.processed)
+	return fmt.Sprintf("sim at %v (+%v), %d pending, %d processed", s.Now().UTC().Format(time.RFC3339Nano), s.now, s.q.len(), s.processed)
 }
 
 // renumber gives the pending events the sequence numbers 1, 2, … in their current order, so
 // that scheduling order keeps fitting in 32 bits however long a run lasts. The relative
 // order of every pair is unchanged, so the heap stays a heap.
 func (s *Sim) renumber() {
-	ords := make([]uint64, len(s.heap))
-	for i, k := range s.heap {
-		ords[i] = k.ord
-	}
-	slices.Sort(ords)
-	for i := range s.heap {
-		r, _ := slices.BinarySearch(ords, s.heap[i].ord)
-		s.heap[i].ord = uint64(r+1)<<32 | s.heap[i].ord&math.MaxUint32
-	}
+	ords := s.q.order[:0]
+	s.q.each(func(k *key) { ords = append(ords, key{ord: k.ord}) })
+	slices.SortFunc(ords, func(a, b key) int { return cmp.Compare(a.ord, b.ord) })
+	s.q.each(func(k *key) {
+		r, _ := slices.BinarySearchFunc(ords, k.ord, func(e key, t uint64) int { return cmp.Compare(e.ord, t) })
+		k.ord = uint64(r+1)<<32 | k.ord&math.MaxUint32
+	})
 	s.seq = uint32(len(ords))
-}
-
-// The heap is 4-ary: node i's children are 4i+1 … 4i+4, and a sift moves a hole instead of
-// swapping, so each level costs one cache line and one write.
-
-func (s *Sim) push(k key) {
-	s.heap = append(s.heap, k)
-	h := s.heap
-	i := len(h) - 1
-	for i > 0 {
-		p := (i - 1) >> 2
-		if !k.less(h[p]) {
-			break
-		}
-		h[i] = h[p]
-		i = p
-	}
-	h[i] = k
-}
-
-func (s *Sim) pop() key {
-	h := s.heap
-	top := h[0]
-	n := len(h) - 1
-	last := h[n]
-	h = h[:n]
-	s.heap = h
-	if n == 0 {
-		return top
-	}
-	i := 0
-	for {
-		c := 4*i + 1
-		if c+3 < n {
-			// A full node: pick the least of four children without branches, which the
-			// random order of event times would mispredict.
-			a := c + int(lessMask(h[c+1], h[c])&1)
-			b := c + 2 + int(lessMask(h[c+3], h[c+2])&1)
-			m := a ^ ((a ^ b) & int(lessMask(h[b], h[a])))
-			if !h[m].less(last) {
-				break
-			}
-			h[i] = h[m]
-			i = m
-			continue
-		}
-		if c >= n {
-			break
-		}
-		m := c
-		for j := c + 1; j < n; j++ {
-			if h[j].less(h[m]) {
-				m = j
-			}
-		}
-		if h[m].less(last) {
-			h[i] = h[m]
-			i = m
-		}
-		break
-	}
-	h[i] = last
-	return top
-}
-
-// lessMask is all ones if a orders before b and zero otherwise, computed as the borrow of
-// the 128-bit subtraction (at, ord) − (at, ord); at is never negative.
-func lessMask(a, b key) uint64 {
-	_, borrow := bits.Sub64(a.ord, b.ord, 0)
-	_, borrow = bits.Sub64(uint64(a.at), uint64(b.at), borrow)
-	return -borrow
+	s.q.order = ords[:0]
 }
