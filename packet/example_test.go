@@ -53,6 +53,39 @@ func ExampleRecorder() {
 	// admitted = goodput + late + expired + failed + ambiguous: true
 }
 
+// A model on a hot path takes a handle per class, layer and dependency once, then records
+// through the handles without looking names up.
+func ExampleRecorder_Class() {
+	rec := packet.NewRecorder(packet.Config{Arm: "protected", Duration: time.Second})
+	checkout := rec.Class("checkout")
+	edge, payment := rec.Layer("edge"), rec.Layer("payment")
+	risk := rec.Dependency("payment-risk")
+	for i := range 3 {
+		at := time.Duration(i) * 100 * time.Millisecond
+		checkout.Offered(at)
+		checkout.Admitted(at)
+		edge.Attempt(at)
+		payment.Attempt(at)
+		risk.Call(at, time.Millisecond, 40*time.Millisecond)
+		checkout.Terminal(at+200*time.Millisecond, packet.Goodput, 200*time.Millisecond)
+	}
+	rec.Offered(time.Second/2, "checkout") // the string methods record to the same class
+	rec.Rejected(time.Second/2, "checkout", "limit")
+
+	arm := rec.Finish(nil)
+	c := arm.Classes[0]
+	fmt.Printf("%s: offered %d, admitted %d, rejected %d, goodput %d, p50 %v ms\n", c.Name, c.Offered, c.Admitted, c.Rejected, c.Goodput, c.Latency.P50)
+	for _, l := range arm.Layers {
+		fmt.Printf("%s: %d attempts\n", l.Name, l.Attempts)
+	}
+	fmt.Printf("%s: %d calls\n", arm.Dependencies[0].Name, arm.Dependencies[0].Calls)
+	// Output:
+	// checkout: offered 4, admitted 3, rejected 1, goodput 3, p50 200.063 ms
+	// edge: 3 attempts
+	// payment: 3 attempts
+	// payment-risk: 3 calls
+}
+
 // The writers turn a packet into packet.json, series.csv and events.jsonl.
 func ExampleWriteSeriesCSV() {
 	rec := packet.NewRecorder(packet.Config{Arm: "a", Start: time.Date(2026, 3, 10, 14, 0, 0, 0, time.UTC), Duration: 2 * time.Second})

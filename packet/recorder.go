@@ -243,13 +243,16 @@ type depAcc struct {
 // winLatency is a latency histogram restricted to a window and/or a load state, for a
 // latency objective listed in Config.Objectives.
 type winLatency struct {
-	spec ObjectiveSpec
-	h    *hdr.Histogram
+	spec  ObjectiveSpec
+	class int // index of spec.Class once that class is registered, else -1
+	h     *hdr.Histogram
 }
 
 // Recorder accumulates one arm's comparison packet while the model runs. Call [NewRecorder],
 // then the event methods as things happen, [Recorder.Sample] once per tick, and
-// [Recorder.Finish] once at the end.
+// [Recorder.Finish] once at the end. On a hot path, get a handle once per name with
+// [Recorder.Class], [Recorder.Layer] or [Recorder.Dependency] and record through it: the
+// handle's methods skip the name lookup and have the same effect.
 //
 // Every method takes the virtual time at as a [time.Duration] since the scenario start (the
 // same clock for every arm). Calls may come in any time order; only the per-tick latency
@@ -331,8 +334,11 @@ func NewRecorder(cfg Config) *Recorder {
 	}
 	for _, s := range cfg.Objectives {
 		if isLatencyMetric(s.Metric) && (s.From != 0 || s.To != 0 || s.State != "") {
-			r.winLat = append(r.winLat, winLatency{spec: s, h: newHist()})
+			r.winLat = append(r.winLat, winLatency{spec: s, class: -1, h: newHist()})
 		}
+	}
+	for i := range r.classes.list {
+		r.resolveWinClass(i)
 	}
 	return r
 }
@@ -394,16 +400,23 @@ func (r *Recorder) flushTick(t *tickHist) {
 	t.h.Reset()
 }
 
-func (r *Recorder) class(name string) *classAcc {
+// classIndex returns the index of the class, registering it if it is new.
+func (r *Recorder) classIndex(name string) int {
 	i, added := r.classes.find(name)
 	if added {
 		r.cls = append(r.cls, newClassAcc())
+		r.resolveWinClass(i)
 	}
-	return &r.cls[i]
+	return i
 }
 
-func (r *Recorder) layer(name string) *layerAcc {
-	return &r.lay[r.layerIndex(name)]
+// resolveWinClass points the windowed latency objectives of class i's name at index i.
+func (r *Recorder) resolveWinClass(i int) {
+	for j := range r.winLat {
+		if w := &r.winLat[j]; w.spec.Class != "" && w.spec.Class == r.classes.list[i] {
+			w.class = i
+		}
+	}
 }
 
 func (r *Recorder) layerIndex(name string) int {
@@ -422,30 +435,91 @@ func (r *Recorder) dependency(name string) int {
 	return i
 }
 
+// ClassRecorder records the events of one request class without looking its name up: get
+// one with [Recorder.Class] and keep it. Its methods are the [Recorder] methods of the same
+// names with the class filled in. The zero value is not usable.
+type ClassRecorder struct {
+	r *Recorder
+	i int // index in r.classes and r.cls
+}
+
+// LayerRecorder records the events of one attempt layer without looking its name up: get
+// one with [Recorder.Layer] and keep it. Its methods are the [Recorder] methods of the same
+// names with the layer filled in. The zero value is not usable.
+type LayerRecorder struct {
+	r *Recorder
+	i int // index in r.layers and r.lay
+}
+
+// DependencyRecorder records the calls to one dependency without looking its name up: get
+// one with [Recorder.Dependency] and keep it. The zero value is not usable.
+type DependencyRecorder struct {
+	r *Recorder
+	i int // index in r.deps and r.dep
+}
+
+// Class returns the handle of a request class, for recording its events on a hot path. It
+// registers a new name as the string methods do, now rather than at the first event. The
+// handle stays valid for the life of the recorder, whatever names are registered later.
+func (r *Recorder) Class(name string) ClassRecorder {
+	return ClassRecorder{r, r.classIndex(name)}
+}
+
+// Layer returns the handle of an attempt layer, for recording its events on a hot path. It
+// registers a new name as the string methods do, now rather than at the first event. The
+// handle stays valid for the life of the recorder, whatever names are registered later.
+func (r *Recorder) Layer(name string) LayerRecorder {
+	return LayerRecorder{r, r.layerIndex(name)}
+}
+
+// Dependency returns the handle of a dependency, for recording its calls on a hot path. It
+// registers a new name as [Recorder.DependencyCall] does, now rather than at the first call.
+// The handle stays valid for the life of the recorder, whatever names are registered later.
+func (r *Recorder) Dependency(name string) DependencyRecorder {
+	return DependencyRecorder{r, r.dependency(name)}
+}
+
 // Offered records one logical request presented at its intended send time (open loop).
-func (r *Recorder) Offered(at time.Duration, class string) {
-	r.class(class).offered++
-	r.row(at).Offered++
+func (r *Recorder) Offered(at time.Duration, class string) { r.Class(class).Offered(at) }
+
+// Offered is [Recorder.Offered] for the handle's class.
+func (c ClassRecorder) Offered(at time.Duration) {
+	c.r.cls[c.i].offered++
+	c.r.row(at).Offered++
 }
 
 // Admitted records that an offered logical request was accepted under the current policy.
 // Every admitted request must later reach exactly one [Recorder.Terminal].
-func (r *Recorder) Admitted(at time.Duration, class string) {
-	r.class(class).admitted++
-	r.row(at).Admitted++
+func (r *Recorder) Admitted(at time.Duration, class string) { r.Class(class).Admitted(at) }
+
+// Admitted is [Recorder.Admitted] for the handle's class.
+func (c ClassRecorder) Admitted(at time.Duration) {
+	c.r.cls[c.i].admitted++
+	c.r.row(at).Admitted++
 }
 
 // Rejected records that an offered logical request was refused at admission: its terminal
 // state. The reason ("limit", "deadline", "queue_full", …) is counted.
 func (r *Recorder) Rejected(at time.Duration, class, reason string) {
-	r.class(class).rejected++
-	r.rejectedBy.add(reason)
-	r.row(at).Rejected++
+	r.Class(class).Rejected(at, reason)
+}
+
+// Rejected is [Recorder.Rejected] for the handle's class.
+func (c ClassRecorder) Rejected(at time.Duration, reason string) {
+	c.r.cls[c.i].rejected++
+	c.r.rejectedBy.add(reason)
+	c.r.row(at).Rejected++
 }
 
 // Attempt records one physical try at a layer: first tries and retries alike.
 func (r *Recorder) Attempt(at time.Duration, layer string) {
-	i := r.layerIndex(layer)
+	// The layer wrappers build the handle themselves: Layer is just over the inlining budget.
+	LayerRecorder{r, r.layerIndex(layer)}.Attempt(at)
+}
+
+// Attempt is [Recorder.Attempt] for the handle's layer.
+func (l LayerRecorder) Attempt(at time.Duration) {
+	r, i := l.r, l.i
 	r.lay[i].attempts++
 	row := r.row(at)
 	row.Attempts++
@@ -457,8 +531,13 @@ func (r *Recorder) Attempt(at time.Duration, layer string) {
 
 // Retry records that the attempt just recorded at the layer was a retry (call Attempt too).
 func (r *Recorder) Retry(at time.Duration, layer string) {
-	r.layer(layer).retries++
-	r.row(at).Retries++
+	LayerRecorder{r, r.layerIndex(layer)}.Retry(at)
+}
+
+// Retry is [Recorder.Retry] for the handle's layer.
+func (l LayerRecorder) Retry(at time.Duration) {
+	l.r.lay[l.i].retries++
+	l.r.row(at).Retries++
 }
 
 // Suppressed records a retry that was not made because a policy (a retry budget, a deadline,
@@ -472,12 +551,18 @@ func (r *Recorder) Suppressed(at time.Duration, reason string) {
 // Terminal records the terminal outcome of an admitted logical request, exactly once per
 // admitted request. Latency is measured from the intended send time.
 func (r *Recorder) Terminal(at time.Duration, class string, outcome Outcome, latency time.Duration) {
-	c := r.class(class)
-	if int(outcome) >= len(c.outcomes) || outcome == 0 {
+	r.Class(class).Terminal(at, outcome, latency)
+}
+
+// Terminal is [Recorder.Terminal] for the handle's class.
+func (c ClassRecorder) Terminal(at time.Duration, outcome Outcome, latency time.Duration) {
+	r := c.r
+	acc := &r.cls[c.i]
+	if int(outcome) >= len(acc.outcomes) || outcome == 0 {
 		outcome = Failed // an unknown outcome is a model bug; never silently goodput
 	}
-	c.outcomes[outcome]++
-	record(c.latency, latency)
+	acc.outcomes[outcome]++
+	record(acc.latency, latency)
 	row := r.row(at)
 	switch outcome {
 	case Goodput:
@@ -494,7 +579,7 @@ func (r *Recorder) Terminal(at time.Duration, class string, outcome Outcome, lat
 	r.tickLatency(r.tickIndex(at), latency)
 	for i := range r.winLat {
 		w := &r.winLat[i]
-		if w.spec.Class != "" && w.spec.Class != class {
+		if w.spec.Class != "" && w.class != c.i {
 			continue
 		}
 		if at < w.spec.From || (w.spec.To > 0 && at >= w.spec.To) {
@@ -510,21 +595,36 @@ func (r *Recorder) Terminal(at time.Duration, class string, outcome Outcome, lat
 // Shed records optional work removed from a request of the class (a recommendation, a receipt
 // enrichment): the request may still be goodput.
 func (r *Recorder) Shed(at time.Duration, class, feature string) {
-	r.class(class).shed++
-	r.shedBy.add(feature)
-	r.row(at).Shed++
+	r.Class(class).Shed(at, feature)
+}
+
+// Shed is [Recorder.Shed] for the handle's class.
+func (c ClassRecorder) Shed(at time.Duration, feature string) {
+	c.r.cls[c.i].shed++
+	c.r.shedBy.add(feature)
+	c.r.row(at).Shed++
 }
 
 // Orphan records work at a layer that completed after its caller had given up.
 func (r *Recorder) Orphan(at time.Duration, layer string) {
-	r.layer(layer).orphans++
-	r.row(at).Orphans++
+	LayerRecorder{r, r.layerIndex(layer)}.Orphan(at)
+}
+
+// Orphan is [Recorder.Orphan] for the handle's layer.
+func (l LayerRecorder) Orphan(at time.Duration) {
+	l.r.lay[l.i].orphans++
+	l.r.row(at).Orphans++
 }
 
 // CancelCompleted records work at a layer that cancellation stopped before it completed.
 func (r *Recorder) CancelCompleted(at time.Duration, layer string) {
-	r.layer(layer).cancels++
-	r.row(at).CancelsCompleted++
+	LayerRecorder{r, r.layerIndex(layer)}.CancelCompleted(at)
+}
+
+// CancelCompleted is [Recorder.CancelCompleted] for the handle's layer.
+func (l LayerRecorder) CancelCompleted(at time.Duration) {
+	l.r.lay[l.i].cancels++
+	l.r.row(at).CancelsCompleted++
 }
 
 // Duplicate records a mutation executed more than once for one logical identity. Kind is
@@ -563,27 +663,42 @@ func (r *Recorder) CacheAccess(at time.Duration, cache string, hit bool) {
 
 // QueueWait records time a request of the class spent in an application queue.
 func (r *Recorder) QueueWait(at time.Duration, class string, wait time.Duration) {
-	record(r.class(class).queueWait, wait)
+	r.Class(class).QueueWait(at, wait)
+}
+
+// QueueWait is [Recorder.QueueWait] for the handle's class.
+func (c ClassRecorder) QueueWait(at time.Duration, wait time.Duration) {
+	record(c.r.cls[c.i].queueWait, wait)
 }
 
 // Remaining records the remaining deadline of a request of the class when it leaves the
 // application queue for service. A negative remainder (work already past its deadline) is
 // recorded as zero and counted as overdue.
 func (r *Recorder) Remaining(at time.Duration, class string, remaining time.Duration) {
-	c := r.class(class)
+	r.Class(class).Remaining(at, remaining)
+}
+
+// Remaining is [Recorder.Remaining] for the handle's class.
+func (c ClassRecorder) Remaining(at time.Duration, remaining time.Duration) {
+	acc := &c.r.cls[c.i]
 	if remaining < 0 {
-		c.overdue++
+		acc.overdue++
 	}
-	record(c.remaining, remaining)
+	record(acc.remaining, remaining)
 }
 
 // DependencyCall records one call to a dependency: the time it waited for a connection from
 // the caller's pool and its service time at the dependency.
 func (r *Recorder) DependencyCall(at time.Duration, dep string, connWait, service time.Duration) {
-	d := &r.dep[r.dependency(dep)]
-	d.calls++
-	record(d.connWait, connWait)
-	record(d.service, service)
+	r.Dependency(dep).Call(at, connWait, service)
+}
+
+// Call is [Recorder.DependencyCall] for the handle's dependency.
+func (d DependencyRecorder) Call(at time.Duration, connWait, service time.Duration) {
+	acc := &d.r.dep[d.i]
+	acc.calls++
+	record(acc.connWait, connWait)
+	record(acc.service, service)
 }
 
 // Sample records the gauges measured once per tick. A second sample in one tick replaces the
