@@ -137,6 +137,7 @@ type arm struct {
 	tqEntry, tqDep, tqClass, tqReserve int
 
 	hooks *hooks
+	hs    handles // the recorder's, by index
 
 	// Connections in use to the trigger dependency, and their integral over the tick.
 	trigInUse int
@@ -144,9 +145,35 @@ type arm struct {
 	trigArea  float64
 }
 
+// handles are the Recorder's handles for the plan's names, by index, so that the hot path
+// records without looking names up.
+type handles struct {
+	class               []packet.ClassRecorder
+	entry, svc, depCall []packet.LayerRecorder
+	dep                 []packet.DependencyRecorder
+}
+
+func newHandles(r *packet.Recorder, p *plan) handles {
+	var h handles
+	for _, c := range p.classes {
+		h.class = append(h.class, r.Class(c.name))
+	}
+	for _, e := range p.entries {
+		h.entry = append(h.entry, r.Layer(e.name))
+	}
+	for _, s := range p.services {
+		h.svc = append(h.svc, r.Layer(s.name))
+	}
+	for _, d := range p.deps {
+		h.depCall = append(h.depCall, r.Layer(d.name))
+		h.dep = append(h.dep, r.Dependency(d.name))
+	}
+	return h
+}
+
 // terminal records the terminal state of an admitted request.
 func (a *arm) terminal(now time.Duration, lg *logical, out packet.Outcome, lat time.Duration) {
-	a.rec.Terminal(now, a.p.classes[lg.class].name, out, lat)
+	a.hs.class[lg.class].Terminal(now, out, lat)
 	if a.hooks != nil && a.hooks.terminal != nil {
 		a.hooks.terminal(a.name, lg.id, out)
 	}
@@ -268,7 +295,7 @@ func (a *arm) arrival() {
 	a.nextID++
 	a.scheduleArrival()
 
-	a.rec.Offered(now, cp.name)
+	a.hs.class[ci].Offered(now)
 	a.tk.offered++
 	if a.shift > 1 && a.pol.freezeFailover && a.draw(a.p.failoverPurp, id, 0, 0, 0) < (a.shift-1)/a.shift {
 		// This request came with the regional failover; the load state has frozen
@@ -283,7 +310,7 @@ func (a *arm) arrival() {
 			return
 		}
 	}
-	a.rec.Admitted(now, cp.name)
+	a.hs.class[ci].Admitted(now)
 	li := a.sl.newLogical()
 	lg := a.sl.lg(li)
 	lg.class = int16(ci)
@@ -324,13 +351,13 @@ func (a *arm) sendAttempt(li int32) {
 	lg := a.sl.lg(li)
 	ep := &a.p.entries[lg.entry]
 	lg.attempts++
-	a.rec.Attempt(now, ep.name)
+	a.hs.entry[lg.entry].Attempt(now)
 	a.tk.attempts++
 	a.tk.edgeAttempts++
 	if lg.attempts > 1 {
-		a.rec.Retry(now, ep.name)
+		a.hs.entry[lg.entry].Retry(now)
 	}
-	ai := a.sl.newAttempt()
+	ai := a.sl.newAttempt(li)
 	at := a.sl.att(ai)
 	at.lg = li
 	at.num = lg.attempts
@@ -388,10 +415,9 @@ func (a *arm) respond(ai int32) {
 	li := at.lg
 	lg := a.sl.lg(li)
 	res := at.result
-	svc := &a.p.services[a.insts[at.inst].svc]
 	deliver := !at.abandoned && lg.cur == ai && lg.state == lgActive
 	if !deliver && res == causeNone {
-		a.rec.Orphan(a.now(), svc.name)
+		a.hs.svc[a.insts[at.inst].svc].Orphan(a.now())
 	}
 	a.freeAttempt(ai)
 	lg.live--
@@ -503,7 +529,6 @@ func (a *arm) succeed(li int32) {
 	lg := a.sl.lg(li)
 	cp := &a.p.classes[lg.class]
 	lg.state = lgRecorded
-	lg.success = true
 	lat := now - lg.t0
 	out := packet.Goodput
 	if now > a.deadline(lg) {
@@ -629,7 +654,7 @@ func (a *arm) route(ai int32, svc int) {
 	at.inst = pick
 	// The attempt reaches the service: one attempt at the service's layer. (An edge retry
 	// is counted as a retry once, at the edge that made it.)
-	a.rec.Attempt(a.now(), sp.name)
+	a.hs.svc[svc].Attempt(a.now())
 	a.enqueue(ai)
 }
 
@@ -700,7 +725,7 @@ func (a *arm) dropped(id int64, r queue.Reason) {
 func (a *arm) discard(ai int32) {
 	at := a.sl.att(ai)
 	li := at.lg
-	a.rec.CancelCompleted(a.now(), a.p.services[a.insts[at.inst].svc].name)
+	a.hs.svc[a.insts[at.inst].svc].CancelCompleted(a.now())
 	a.freeAttempt(ai)
 	a.sl.lg(li).live--
 	a.settle(li)
@@ -713,11 +738,10 @@ func (a *arm) start(ai int32) {
 	in.busy++
 	at.state = attRunning
 	lg := a.sl.lg(at.lg)
-	cp := &a.p.classes[lg.class]
 	wait := now - at.enq
-	a.rec.QueueWait(now, cp.name, wait)
+	a.hs.class[lg.class].QueueWait(now, wait)
 	left := a.deadline(lg) - now
-	a.rec.Remaining(now, cp.name, left)
+	a.hs.class[lg.class].Remaining(now, left)
 	a.tk.slack.add(max(left, 0))
 	at.enqWait = wait
 	at.stage = 0
@@ -732,7 +756,7 @@ func (a *arm) runStage(ai int32) {
 	for int(at.stage) < len(cp.stages) {
 		st := &cp.stages[at.stage]
 		if st.optional && a.pol.shedding(lg.class, at.stage) {
-			a.rec.Shed(a.now(), cp.name, st.feature)
+			a.hs.class[lg.class].Shed(a.now(), st.feature)
 			at.stage++
 			continue
 		}
@@ -812,7 +836,7 @@ func (a *arm) cancelAttempt(ai int32) {
 		in := &a.insts[ii]
 		in.busy--
 		li := at.lg
-		a.rec.CancelCompleted(a.now(), a.p.services[in.svc].name)
+		a.hs.svc[in.svc].CancelCompleted(a.now())
 		at.state = attDone
 		a.freeAttempt(ai)
 		a.sl.lg(li).live--
@@ -842,12 +866,12 @@ func (a *arm) startCall(ai int32) {
 	}
 	// Every call is an attempt at the dependency's layer; a service-level retry is also
 	// counted as a retry there (edge retries are counted at the edge).
-	a.rec.Attempt(now, dp.name)
+	a.hs.depCall[st.dep].Attempt(now)
 	if at.tries > 0 {
-		a.rec.Retry(now, dp.name)
+		a.hs.depCall[st.dep].Retry(now)
 		a.tk.attempts++
 	}
-	ci := a.sl.newCall()
+	ci := a.sl.newCall(at.lg)
 	c := a.sl.call(ci)
 	c.lg = at.lg
 	c.att = ai
@@ -910,7 +934,7 @@ func (a *arm) serve(ci int32) {
 	if dr.errRate > 0 {
 		c.err = a.draw(st.errPurp, lg.id, c.num, c.stage, c.try) < dr.errRate
 	}
-	a.rec.DependencyCall(now, a.p.deps[c.dep].name, c.connAt-c.asked, d)
+	a.hs.dep[c.dep].Call(now, c.connAt-c.asked, d)
 	if c.dep == int32(a.pol.trigger) {
 		dr.hist.add(d)
 	}
@@ -924,7 +948,6 @@ func (a *arm) depDone(id int64) {
 		return
 	}
 	now := a.now()
-	dp := &a.p.deps[c.dep]
 	lg := a.sl.lg(c.lg)
 	st := &a.p.classes[lg.class].stages[c.stage]
 	if st.mutation != mutNone && !c.err {
@@ -949,7 +972,7 @@ func (a *arm) depDone(id int64) {
 	at := a.sl.att(c.att)
 	live := !c.callerGone && at.gen == c.attGen && at.call == ci
 	if !live || at.abandoned {
-		a.rec.Orphan(now, dp.name)
+		a.hs.depCall[c.dep].Orphan(now)
 	}
 	li := c.lg
 	failed := c.err
@@ -1096,11 +1119,11 @@ func (a *arm) cancelCall(ci int32) {
 	case callWaitServer:
 		a.deps[c.dep].waiting--
 		a.releaseConn(c.inst, c.dep)
-		a.rec.CancelCompleted(a.now(), a.p.deps[c.dep].name)
+		a.hs.depCall[c.dep].CancelCompleted(a.now())
 	case callServing:
 		a.releaseServer(c.dep)
 		a.releaseConn(c.inst, c.dep)
-		a.rec.CancelCompleted(a.now(), a.p.deps[c.dep].name)
+		a.hs.depCall[c.dep].CancelCompleted(a.now())
 	}
 	c.state = callDone
 	a.freeCall(ci)

@@ -46,10 +46,12 @@
 //
 // # Speed
 //
-// Per-request objects live in chunked slabs with free lists, events carry an index and a
-// generation, and timers are never cancelled: an event for an object that has moved on is
-// ignored. Timeouts of one kind and length expire in the order they were set, so each kind
-// keeps them in a FIFO with one engine event for the earliest live one.
+// Each logical request lives in a record with room for one attempt and one dependency call
+// of its own (the others, rarer, come from overflow slabs); records and slabs are chunked,
+// with free lists. Events carry an index and a generation, and timers are never cancelled:
+// an event for an object that has moved on is ignored. Timeouts of one kind and length
+// expire in the order they were set, so each kind keeps them in a FIFO with one engine
+// event for the earliest live one.
 //
 // # Common random numbers
 //

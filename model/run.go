@@ -195,6 +195,7 @@ func newArm(p *plan, sc *scenario.Scenario, ad scenario.Arm, seed uint64) (*arm,
 		Dependencies: p.depNames,
 		Objectives:   p.objectives,
 	})
+	a.hs = newHandles(a.rec, p)
 	// Readiness: an instance may take traffic (RouteReady) and counts as warm once its
 	// cold period is over; the policy decides whether traffic waits for that.
 	rcfg := readiness.Config{Route: readiness.Criteria{CacheWarm: 1}, Warm: readiness.Criteria{CacheWarm: 1}}
@@ -290,7 +291,7 @@ func (a *arm) run(ctx context.Context, progress func(time.Duration)) (packet.Arm
 func (a *arm) unfinished() {
 	now := a.now()
 	n := 0
-	for i := int32(0); i < a.sl.lgs.n; i++ {
+	for i := int32(0); i < a.sl.recs.n; i++ {
 		lg := a.sl.lg(i)
 		if lg.state == lgRecorded || lg.state == lgFreed {
 			continue

@@ -44,12 +44,13 @@ type logical struct {
 	class      int16
 	entry      int16
 	state      uint8
-	success    bool
 	mutated    bool
 	admitted   bool
 	cause      cause
 	execs      [numMut]uint8 // mutations applied for this identity, by kind
 	recorded   [numMut]bool  // the first execution is written in the dependency's ledger
+	attIn      bool          // the record's own attempt is in use
+	callIn     bool          // the record's own call is in use
 }
 
 // Attempt states.
@@ -160,10 +161,25 @@ func (s *store[T]) grow() int32 {
 	return s.n - 1
 }
 
+// inline marks an attempt or call index that names the object kept in a request's own
+// record (index inline + the request's index) rather than one in the overflow slabs.
+const inline = 1 << 30
+
+// record is a logical request with room for one attempt and one call of its own. Most
+// requests never have more than one of each in flight at a time, so the objects an event
+// touches are usually in one record, three adjacent cache lines whose addresses follow from
+// any one index, instead of three lines found one after another. A retry that overlaps an
+// orphan, or a call while an earlier one of the request runs on, takes an overflow object.
+type record struct {
+	lg  logical
+	att attempt
+	c   call
+}
+
 // slabs hold the model's per-request objects with free lists, so the hot path
 // allocates only when the number in flight reaches a new high.
 type slabs struct {
-	lgs               store[logical]
+	recs              store[record]
 	atts              store[attempt]
 	calls             store[call]
 	lgFree, attFree   int32
@@ -174,70 +190,106 @@ type slabs struct {
 
 func newSlabs() slabs { return slabs{lgFree: -1, attFree: -1, callFree: -1} }
 
-func (s *slabs) lg(i int32) *logical  { return s.lgs.at(i) }
-func (s *slabs) att(i int32) *attempt { return s.atts.at(i) }
-func (s *slabs) call(i int32) *call   { return s.calls.at(i) }
+func (s *slabs) lg(i int32) *logical { return &s.recs.at(i).lg }
+
+func (s *slabs) att(i int32) *attempt {
+	if i >= inline {
+		return &s.recs.at(i - inline).att
+	}
+	return s.atts.at(i)
+}
+
+func (s *slabs) call(i int32) *call {
+	if i >= inline {
+		return &s.recs.at(i - inline).c
+	}
+	return s.calls.at(i)
+}
 
 func (s *slabs) newLogical() int32 {
 	s.lgLive++
 	i := s.lgFree
 	if i >= 0 {
-		s.lgFree = s.lgs.at(i).next
+		s.lgFree = s.recs.at(i).lg.next
 	} else {
-		i = s.lgs.grow()
+		i = s.recs.grow()
 	}
-	o := s.lgs.at(i)
+	o := &s.recs.at(i).lg
 	*o = logical{gen: o.gen + 1, cur: -1}
 	return i
 }
 
 func (s *slabs) freeLogical(i int32) {
 	s.lgLive--
-	o := s.lgs.at(i)
+	o := &s.recs.at(i).lg
 	o.gen++
 	o.state = lgFreed
 	o.next = s.lgFree
 	s.lgFree = i
 }
 
-func (s *slabs) newAttempt() int32 {
+// newAttempt returns a new attempt of logical li: the record's own if it is free.
+func (s *slabs) newAttempt(li int32) int32 {
 	s.attLive++
-	i := s.attFree
-	if i >= 0 {
-		s.attFree = s.atts.at(i).next
+	var i int32
+	var o *attempt
+	if r := s.recs.at(li); !r.lg.attIn {
+		r.lg.attIn = true
+		i, o = inline+li, &r.att
 	} else {
-		i = s.atts.grow()
+		i = s.attFree
+		if i >= 0 {
+			s.attFree = s.atts.at(i).next
+		} else {
+			i = s.atts.grow()
+		}
+		o = s.atts.at(i)
 	}
-	o := s.atts.at(i)
 	*o = attempt{gen: o.gen + 1, call: -1}
 	return i
 }
 
 func (s *slabs) freeAttempt(i int32) {
 	s.attLive--
-	o := s.atts.at(i)
+	o := s.att(i)
 	o.gen++
+	if i >= inline {
+		s.recs.at(i - inline).lg.attIn = false
+		return
+	}
 	o.next = s.attFree
 	s.attFree = i
 }
 
-func (s *slabs) newCall() int32 {
+// newCall returns a new call of logical li: the record's own if it is free.
+func (s *slabs) newCall(li int32) int32 {
 	s.callLive++
-	i := s.callFree
-	if i >= 0 {
-		s.callFree = s.calls.at(i).next
+	var i int32
+	var o *call
+	if r := s.recs.at(li); !r.lg.callIn {
+		r.lg.callIn = true
+		i, o = inline+li, &r.c
 	} else {
-		i = s.calls.grow()
+		i = s.callFree
+		if i >= 0 {
+			s.callFree = s.calls.at(i).next
+		} else {
+			i = s.calls.grow()
+		}
+		o = s.calls.at(i)
 	}
-	o := s.calls.at(i)
 	*o = call{gen: o.gen + 1}
 	return i
 }
 
 func (s *slabs) freeCall(i int32) {
 	s.callLive--
-	o := s.calls.at(i)
+	o := s.call(i)
 	o.gen++
+	if i >= inline {
+		s.recs.at(i - inline).lg.callIn = false
+		return
+	}
 	o.next = s.callFree
 	s.callFree = i
 }
