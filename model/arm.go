@@ -206,12 +206,11 @@ func (a *arm) draw(pu purp, lg int64, att, stage, try int32) float64 {
 	return (float64(h>>11) + 0.5) * (1.0 / (1 << 53))
 }
 
-// Handle dispatches the arm's events.
-func (a *arm) Handle(_ *sim.Sim, e sim.Event) { a.dispatch(e.Kind, e.ID) }
-
-// dispatch runs the handler of one event (from the engine or from a timer queue).
-func (a *arm) dispatch(kind int32, id int64) {
-	switch kind {
+// Handle dispatches the arm's events, from the engine or (with a nil Sim) from a timer
+// queue.
+func (a *arm) Handle(_ *sim.Sim, e sim.Event) {
+	id := e.ID
+	switch e.Kind {
 	case evArrival:
 		a.arrival()
 	case evRateChange:
@@ -311,8 +310,7 @@ func (a *arm) arrival() {
 		}
 	}
 	a.hs.class[ci].Admitted(now)
-	li := a.sl.newLogical()
-	lg := a.sl.lg(li)
+	li, lg := a.sl.newLogical()
 	lg.class = int16(ci)
 	lg.entry = int16(cp.entry)
 	lg.id = id
@@ -330,7 +328,7 @@ func (a *arm) arrival() {
 			a.after(a.tqClass+ci, cp.deadline, evDeadline, ref(li, lg.gen))
 		}
 	}
-	a.sendAttempt(li)
+	a.sendAttempt(li, lg)
 }
 
 func (a *arm) reject(now time.Duration, cp *classPlan, id int64, reason string) {
@@ -345,10 +343,9 @@ func (a *arm) deadline(lg *logical) time.Duration { return lg.t0 + a.p.classes[l
 
 // ---- the entry ----
 
-// sendAttempt sends a new attempt of logical li to the entry's target service.
-func (a *arm) sendAttempt(li int32) {
+// sendAttempt sends a new attempt of logical li (lg) to the entry's target service.
+func (a *arm) sendAttempt(li int32, lg *logical) {
 	now := a.now()
-	lg := a.sl.lg(li)
 	ep := &a.p.entries[lg.entry]
 	lg.attempts++
 	a.hs.entry[lg.entry].Attempt(now)
@@ -357,8 +354,7 @@ func (a *arm) sendAttempt(li int32) {
 	if lg.attempts > 1 {
 		a.hs.entry[lg.entry].Retry(now)
 	}
-	ai := a.sl.newAttempt(li)
-	at := a.sl.att(ai)
+	ai, at := a.sl.newAttempt(li)
 	at.lg = li
 	at.num = lg.attempts
 	lg.cur = ai
@@ -373,7 +369,7 @@ func (a *arm) sendAttempt(li int32) {
 	if timeout > 0 {
 		at.tpos = a.after(a.tqEntry+int(lg.entry), timeout, evEntryTimeout, ref(ai, at.gen))
 	}
-	a.route(ai, ep.target)
+	a.route(ai, at, lg, ep.target)
 }
 
 func (a *arm) entryTimeout(id int64) {
@@ -409,9 +405,8 @@ func (a *arm) freeAttempt(ai int32) {
 	a.sl.freeAttempt(ai)
 }
 
-// respond delivers a finished attempt's result to its entry.
-func (a *arm) respond(ai int32) {
-	at := a.sl.att(ai)
+// respond delivers the result of finished attempt ai (at) to its entry.
+func (a *arm) respond(ai int32, at *attempt) {
 	li := at.lg
 	lg := a.sl.lg(li)
 	res := at.result
@@ -450,7 +445,7 @@ func (a *arm) entryRetry(li int32, c cause) {
 		a.schedule(ep.retries.backoff, evEntryRetry, ref(li, lg.gen))
 		return
 	}
-	a.sendAttempt(li)
+	a.sendAttempt(li, lg)
 }
 
 // allowRetry asks the policy whether a retry after c may be made; refusals are counted.
@@ -501,7 +496,7 @@ func (a *arm) entryRetryFire(id int64) {
 	if lg.gen != gen || lg.state != lgActive {
 		return
 	}
-	a.sendAttempt(li)
+	a.sendAttempt(li, lg)
 }
 
 func (a *arm) deadlineFire(id int64) {
@@ -595,10 +590,11 @@ func (a *arm) settle(li int32) {
 
 // ---- routing and instances ----
 
-func (a *arm) route(ai int32, svc int) {
+// route picks an instance of service svc for attempt ai (at) of request lg and queues it
+// there.
+func (a *arm) route(ai int32, at *attempt, lg *logical, svc int) {
 	sp := &a.p.services[svc]
 	rt := &a.svcs[svc]
-	at := a.sl.att(ai)
 	pick := int32(-1)
 	n := len(rt.insts)
 	switch sp.router {
@@ -612,7 +608,7 @@ func (a *arm) route(ai int32, svc int) {
 			}
 		}
 	case routeRandom:
-		u := a.draw(sp.routerPurp, a.sl.lg(at.lg).id, at.num, 0, 0)
+		u := a.draw(sp.routerPurp, lg.id, at.num, 0, 0)
 		start := int(u * float64(n))
 		for k := 0; k < n; k++ {
 			ii := rt.insts[(start+k)%n]
@@ -631,7 +627,7 @@ func (a *arm) route(ai int32, svc int) {
 		case 1:
 			pick = cands[0]
 		default:
-			u := a.draw(sp.routerPurp, a.sl.lg(at.lg).id, at.num, 0, 0) * float64(m)
+			u := a.draw(sp.routerPurp, lg.id, at.num, 0, 0) * float64(m)
 			i := int(u)
 			j := int((u - float64(i)) * float64(m-1))
 			if j >= i {
@@ -648,32 +644,32 @@ func (a *arm) route(ai int32, svc int) {
 	if pick < 0 {
 		// No instance takes traffic: the service refuses the attempt.
 		at.inst = rt.insts[0]
-		a.finishAttempt(ai, causeOverload, false)
+		a.finishAttempt(ai, at, causeOverload, false)
 		return
 	}
 	at.inst = pick
 	// The attempt reaches the service: one attempt at the service's layer. (An edge retry
 	// is counted as a retry once, at the edge that made it.)
 	a.hs.svc[svc].Attempt(a.now())
-	a.enqueue(ai)
+	a.enqueue(ai, at, lg)
 }
 
-func (a *arm) enqueue(ai int32) {
-	at := a.sl.att(ai)
+// enqueue queues attempt ai (at) of request lg at its instance.
+func (a *arm) enqueue(ai int32, at *attempt, lg *logical) {
 	in := &a.insts[at.inst]
 	now := a.now()
 	at.enq = now
 	at.state = attQueued
 	var dl time.Time
 	if a.pol.propagate {
-		dl = a.s.At(a.deadline(a.sl.lg(at.lg)))
+		dl = a.s.At(a.deadline(lg))
 	}
 	if err := in.q.Push(a.wall(), ref(ai, at.gen), dl); err != nil {
 		c := causeOverload
 		if err == queue.ErrDeadline {
 			c = causeExpired
 		}
-		a.finishAttempt(ai, c, false)
+		a.finishAttempt(ai, at, c, false)
 		return
 	}
 	in.queued++
@@ -699,7 +695,7 @@ func (a *arm) pump(ii int32) {
 			a.discard(ai)
 			continue
 		}
-		a.start(ai)
+		a.start(ai, at)
 	}
 	in.starting = false
 }
@@ -718,7 +714,7 @@ func (a *arm) dropped(id int64, r queue.Reason) {
 	if r == queue.ReasonExpired || r == queue.ReasonDeadline {
 		c = causeExpired
 	}
-	a.finishAttempt(ai, c, false)
+	a.finishAttempt(ai, at, c, false)
 }
 
 // discard frees a cancelled attempt taken out of a queue.
@@ -731,9 +727,9 @@ func (a *arm) discard(ai int32) {
 	a.settle(li)
 }
 
-func (a *arm) start(ai int32) {
+// start runs attempt ai (at), just taken from its queue, on a worker.
+func (a *arm) start(ai int32, at *attempt) {
 	now := a.now()
-	at := a.sl.att(ai)
 	in := &a.insts[at.inst]
 	in.busy++
 	at.state = attRunning
@@ -745,13 +741,13 @@ func (a *arm) start(ai int32) {
 	a.tk.slack.add(max(left, 0))
 	at.enqWait = wait
 	at.stage = 0
-	a.runStage(ai)
+	a.runStage(ai, at, lg)
 }
 
-// runStage runs the attempt's stages from at.stage on until one has to wait.
-func (a *arm) runStage(ai int32) {
-	at := a.sl.att(ai)
-	lg := a.sl.lg(at.lg)
+// runStage runs the attempt's stages from at.stage on until one has to wait. at and lg are
+// attempt ai and its request: the hot path passes the pointers it holds rather than look
+// them up again.
+func (a *arm) runStage(ai int32, at *attempt, lg *logical) {
 	cp := &a.p.classes[lg.class]
 	for int(at.stage) < len(cp.stages) {
 		st := &cp.stages[at.stage]
@@ -782,10 +778,10 @@ func (a *arm) runStage(ai int32) {
 			return
 		}
 		at.tries = 0
-		a.startCall(ai)
+		a.startCall(ai, at, lg)
 		return
 	}
-	a.finishAttempt(ai, causeNone, true)
+	a.finishAttempt(ai, at, causeNone, true)
 }
 
 func (a *arm) workDone(id int64) {
@@ -795,13 +791,12 @@ func (a *arm) workDone(id int64) {
 		return
 	}
 	at.stage++
-	a.runStage(ai)
+	a.runStage(ai, at, a.sl.lg(at.lg))
 }
 
-// finishAttempt ends an attempt with result c (causeNone: success), frees its worker if
-// it held one, and sends the response to the entry.
-func (a *arm) finishAttempt(ai int32, c cause, held bool) {
-	at := a.sl.att(ai)
+// finishAttempt ends attempt ai (at) with result c (causeNone: success), frees its worker
+// if it held one, and sends the response to the entry.
+func (a *arm) finishAttempt(ai int32, at *attempt, c cause, held bool) {
 	at.state = attDone
 	at.result = c
 	if lg := a.sl.lg(at.lg); lg.cur == ai {
@@ -813,7 +808,7 @@ func (a *arm) finishAttempt(ai int32, c cause, held bool) {
 		in.busy--
 		in.completed++
 	}
-	a.respond(ai)
+	a.respond(ai, at)
 	if held {
 		a.pump(ii)
 	}
@@ -848,10 +843,10 @@ func (a *arm) cancelAttempt(ai int32) {
 
 // ---- dependency calls ----
 
-func (a *arm) startCall(ai int32) {
+// startCall makes the call of attempt ai's current stage; at and lg are the attempt and
+// its request.
+func (a *arm) startCall(ai int32, at *attempt, lg *logical) {
 	now := a.now()
-	at := a.sl.att(ai)
-	lg := a.sl.lg(at.lg)
 	cp := &a.p.classes[lg.class]
 	st := &cp.stages[at.stage]
 	dp := &a.p.deps[st.dep]
@@ -871,8 +866,7 @@ func (a *arm) startCall(ai int32) {
 		a.hs.depCall[st.dep].Retry(now)
 		a.tk.attempts++
 	}
-	ci := a.sl.newCall(at.lg)
-	c := a.sl.call(ci)
+	ci, c := a.sl.newCall(at.lg)
 	c.lg = at.lg
 	c.att = ai
 	c.attGen = at.gen
@@ -897,7 +891,7 @@ func (a *arm) startCall(ai int32) {
 	if pl.inUse < poolCap(dp.pool, in.factor) {
 		pl.inUse++
 		a.connUse(st.dep, 1)
-		a.connected(ci)
+		a.connected(ci, c, at)
 		return
 	}
 	c.state = callWaitConn
@@ -905,12 +899,11 @@ func (a *arm) startCall(ai int32) {
 	pl.waiting++
 }
 
-// connected starts a call that holds a connection: at the dependency if a server is free,
-// else in its queue.
-func (a *arm) connected(ci int32) {
-	c := a.sl.call(ci)
+// connected starts call ci (c), which holds a connection, for its attempt at: at the
+// dependency if a server is free, else in its queue.
+func (a *arm) connected(ci int32, c *call, at *attempt) {
 	c.connAt = a.now()
-	a.sl.att(c.att).connWait += c.connAt - c.asked
+	at.connWait += c.connAt - c.asked
 	dr := &a.deps[c.dep]
 	if conc := a.p.deps[c.dep].concurrency; conc > 0 && dr.busy >= conc {
 		c.state = callWaitServer
@@ -918,12 +911,12 @@ func (a *arm) connected(ci int32) {
 		dr.waiting++
 		return
 	}
-	a.serve(ci)
+	a.serve(ci, c)
 }
 
-func (a *arm) serve(ci int32) {
+// serve starts call ci (c) at its dependency.
+func (a *arm) serve(ci int32, c *call) {
 	now := a.now()
-	c := a.sl.call(ci)
 	dr := &a.deps[c.dep]
 	dr.busy++
 	c.state = callServing
@@ -976,7 +969,7 @@ func (a *arm) depDone(id int64) {
 	}
 	li := c.lg
 	failed := c.err
-	a.freeCall(ci)
+	a.freeCall(ci, c)
 	lg.live--
 	if live {
 		at.call = -1
@@ -984,17 +977,16 @@ func (a *arm) depDone(id int64) {
 			a.callFailed(c.att, causeError)
 		} else {
 			at.stage++
-			a.runStage(c.att)
+			a.runStage(c.att, at, lg)
 		}
 	}
 	a.settle(li)
 }
 
-// freeCall frees a call and marks its timeout, if still queued, dead.
-func (a *arm) freeCall(ci int32) {
-	c := a.sl.call(ci)
+// freeCall frees call ci (c) and marks its timeout, if still queued, dead.
+func (a *arm) freeCall(ci int32, c *call) {
 	a.tqs[a.tqDep+int(c.dep)].kill(c.tpos, ref(ci, c.gen))
-	a.sl.freeCall(ci)
+	a.sl.freeCall(ci, c)
 }
 
 func (a *arm) releaseServer(dep int32) {
@@ -1012,7 +1004,7 @@ func (a *arm) releaseServer(dep int32) {
 			continue
 		}
 		dr.waiting--
-		a.serve(ci)
+		a.serve(ci, c)
 		break
 	}
 }
@@ -1056,7 +1048,7 @@ func (a *arm) grantConns(ii int32, dep int32) {
 		pl.waiting--
 		pl.inUse++
 		a.connUse(int(dep), 1)
-		a.connected(ci)
+		a.connected(ci, c, a.sl.att(c.att))
 	}
 }
 
@@ -1098,7 +1090,7 @@ func (a *arm) callTimeout(id int64) {
 		// Nothing was sent: the caller stops waiting for a connection.
 		a.insts[c.inst].pools[c.dep].waiting--
 		c.state = callDone
-		a.freeCall(ci)
+		a.freeCall(ci, c)
 		a.sl.lg(li).live--
 	case a.pol.cancel:
 		a.cancelCall(ci)
@@ -1126,7 +1118,7 @@ func (a *arm) cancelCall(ci int32) {
 		a.hs.depCall[c.dep].CancelCompleted(a.now())
 	}
 	c.state = callDone
-	a.freeCall(ci)
+	a.freeCall(ci, c)
 	a.sl.lg(li).live--
 }
 
@@ -1143,7 +1135,7 @@ func (a *arm) callFailed(ai int32, c cause) {
 			a.schedule(dp.retries.backoff, evCallRetry, ref(ai, at.gen))
 			return
 		}
-		a.startCall(ai)
+		a.startCall(ai, at, lg)
 		return
 	}
 	a.stageFailed(ai, c)
@@ -1155,7 +1147,7 @@ func (a *arm) callRetryFire(id int64) {
 	if at.gen != gen || at.state != attRunning {
 		return
 	}
-	a.startCall(ai)
+	a.startCall(ai, at, a.sl.lg(at.lg))
 }
 
 // stageFailed ends a stage that failed: an optional one falls back and the attempt goes
@@ -1166,11 +1158,11 @@ func (a *arm) stageFailed(ai int32, c cause) {
 	st := &a.p.classes[lg.class].stages[at.stage]
 	if st.optional {
 		at.stage++
-		a.runStage(ai)
+		a.runStage(ai, at, lg)
 		return
 	}
 	if c == causeTimeout {
 		c = causeError // the service answers its caller with an error
 	}
-	a.finishAttempt(ai, c, true)
+	a.finishAttempt(ai, at, c, true)
 }

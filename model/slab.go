@@ -146,8 +146,9 @@ const chunkBits = 12
 const chunk = 1 << chunkBits
 
 // store is a chunked slab of T with a free list threaded through the objects' next field.
+// Chunks are arrays, so that finding an object costs one bounds check, not two.
 type store[T any] struct {
-	chunks [][]T
+	chunks []*[chunk]T
 	n      int32
 }
 
@@ -155,7 +156,7 @@ func (s *store[T]) at(i int32) *T { return &s.chunks[i>>chunkBits][i&(chunk-1)] 
 
 func (s *store[T]) grow() int32 {
 	if int(s.n)>>chunkBits == len(s.chunks) {
-		s.chunks = append(s.chunks, make([]T, chunk))
+		s.chunks = append(s.chunks, new([chunk]T))
 	}
 	s.n++
 	return s.n - 1
@@ -206,7 +207,7 @@ func (s *slabs) call(i int32) *call {
 	return s.calls.at(i)
 }
 
-func (s *slabs) newLogical() int32 {
+func (s *slabs) newLogical() (int32, *logical) {
 	s.lgLive++
 	i := s.lgFree
 	if i >= 0 {
@@ -216,7 +217,7 @@ func (s *slabs) newLogical() int32 {
 	}
 	o := &s.recs.at(i).lg
 	*o = logical{gen: o.gen + 1, cur: -1}
-	return i
+	return i, o
 }
 
 func (s *slabs) freeLogical(i int32) {
@@ -229,7 +230,7 @@ func (s *slabs) freeLogical(i int32) {
 }
 
 // newAttempt returns a new attempt of logical li: the record's own if it is free.
-func (s *slabs) newAttempt(li int32) int32 {
+func (s *slabs) newAttempt(li int32) (int32, *attempt) {
 	s.attLive++
 	var i int32
 	var o *attempt
@@ -246,7 +247,7 @@ func (s *slabs) newAttempt(li int32) int32 {
 		o = s.atts.at(i)
 	}
 	*o = attempt{gen: o.gen + 1, call: -1}
-	return i
+	return i, o
 }
 
 func (s *slabs) freeAttempt(i int32) {
@@ -262,7 +263,7 @@ func (s *slabs) freeAttempt(i int32) {
 }
 
 // newCall returns a new call of logical li: the record's own if it is free.
-func (s *slabs) newCall(li int32) int32 {
+func (s *slabs) newCall(li int32) (int32, *call) {
 	s.callLive++
 	var i int32
 	var o *call
@@ -279,12 +280,12 @@ func (s *slabs) newCall(li int32) int32 {
 		o = s.calls.at(i)
 	}
 	*o = call{gen: o.gen + 1}
-	return i
+	return i, o
 }
 
-func (s *slabs) freeCall(i int32) {
+// freeCall frees call i, which is o.
+func (s *slabs) freeCall(i int32, o *call) {
 	s.callLive--
-	o := s.call(i)
 	o.gen++
 	if i >= inline {
 		s.recs.at(i - inline).lg.callIn = false

@@ -1,6 +1,10 @@
 package model
 
-import "time"
+import (
+	"time"
+
+	"goodput/sim"
+)
 
 // Timer queues. Most timeouts never fire: the attempt or call finishes first. Timeouts of
 // one kind and length (an entry's per-attempt timeout, a dependency's call timeout, a
@@ -97,7 +101,7 @@ func (a *arm) fireQueue(qi int) {
 	for q.n > 0 && q.peek().at <= now {
 		e := q.pop()
 		if !e.dead {
-			a.dispatch(e.kind, e.id)
+			a.Handle(nil, sim.Event{Kind: e.kind, ID: e.id})
 		}
 		q = &a.tqs[qi]
 	}

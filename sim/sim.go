@@ -47,7 +47,7 @@ type Sim struct {
 	seq       uint32        // scheduling order of the last event scheduled
 	q         radix
 	slots     []slot
-	free      []uint32
+	free      uint32 // head of the free slots, threaded through slot.next; 0: none (slot i+1 is slots[i])
 	processed uint64
 }
 
@@ -61,12 +61,14 @@ type key struct {
 func (a key) less(b key) bool { return a.at < b.at || (a.at == b.at && a.ord < b.ord) }
 
 // slot is a pending event's payload. gen tells a Timer for this event from one for an
-// earlier event in the same slot.
+// earlier event in the same slot. A free slot keeps its last handler until it is reused
+// (handlers are long-lived components; not clearing it saves a pointer write per event).
 type slot struct {
 	h         Handler
 	id        int64
 	kind      int32
 	gen       uint32
+	next      uint32 // free list: the next free slot + 1, or 0
 	pending   bool
 	cancelled bool
 }
@@ -120,16 +122,16 @@ func (s *Sim) ScheduleAt(at time.Duration, h Handler, kind int32, id int64) Time
 	}
 	s.seq++
 	var i uint32
-	if n := len(s.free); n > 0 {
-		i = s.free[n-1]
-		s.free = s.free[:n-1]
+	if s.free != 0 {
+		i = s.free - 1
 	} else {
 		i = uint32(len(s.slots))
 		s.slots = append(s.slots, slot{})
 	}
 	sl := &s.slots[i]
+	s.free = sl.next
 	sl.gen++
-	*sl = slot{h: h, id: id, kind: kind, gen: sl.gen, pending: true}
+	sl.h, sl.id, sl.kind, sl.pending, sl.cancelled = h, id, kind, true, false
 	s.q.push(key{at: at, ord: uint64(s.seq)<<32 | uint64(i)})
 	return Timer(uint64(sl.gen)<<32 | uint64(i))
 }
@@ -158,8 +160,8 @@ func (s *Sim) Step(until time.Duration) bool {
 		sl := &s.slots[i]
 		e := Event{At: k.at, Kind: sl.kind, ID: sl.id, H: sl.h, seq: uint32(k.ord >> 32)}
 		cancelled := sl.cancelled
-		sl.h, sl.pending = nil, false
-		s.free = append(s.free, i)
+		sl.pending = false
+		sl.next, s.free = s.free, i+1
 		if cancelled {
 			continue
 		}
