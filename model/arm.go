@@ -323,9 +323,9 @@ func (a *arm) arrival() {
 	if a.pol.propagate {
 		if a.pol.derived && a.pol.cancel && a.pol.reserve > 0 && a.pol.reserve < cp.deadline {
 			// The reserve timer comes first; it sets the deadline timer if still needed.
-			a.after(a.tqReserve+ci, cp.deadline-a.pol.reserve, evReserve, ref(li, lg.gen))
+			a.after(a.tqReserve+ci, cp.deadline-a.pol.reserve, ref(li, lg.gen))
 		} else {
-			a.after(a.tqClass+ci, cp.deadline, evDeadline, ref(li, lg.gen))
+			a.after(a.tqClass+ci, cp.deadline, ref(li, lg.gen))
 		}
 	}
 	a.sendAttempt(li, lg)
@@ -367,7 +367,7 @@ func (a *arm) sendAttempt(li int32, lg *logical) {
 		}
 	}
 	if timeout > 0 {
-		at.tpos = a.after(a.tqEntry+int(lg.entry), timeout, evEntryTimeout, ref(ai, at.gen))
+		at.tpos = a.after(a.tqEntry+int(lg.entry), timeout, ref(ai, at.gen))
 	}
 	a.route(ai, at, lg, ep.target)
 }
@@ -884,7 +884,7 @@ func (a *arm) startCall(ai int32, at *attempt, lg *logical) {
 		// reserve; with cancellation no other attempt of it is left running, so one timer
 		// per request (evReserve, set at arrival) serves all its calls.
 	case timeout > 0:
-		c.tpos = a.after(a.tqDep+st.dep, timeout, evCallTimeout, ref(ci, c.gen))
+		c.tpos = a.after(a.tqDep+st.dep, timeout, ref(ci, c.gen))
 	}
 	in := &a.insts[at.inst]
 	pl := &in.pools[st.dep]
@@ -1060,7 +1060,7 @@ func (a *arm) reserveFire(id int64) {
 	if lg.gen != gen || lg.state != lgActive {
 		return
 	}
-	a.after(a.tqClass+int(lg.class), a.pol.reserve, evDeadline, id)
+	a.after(a.tqClass+int(lg.class), a.pol.reserve, id)
 	if lg.cur < 0 {
 		return
 	}

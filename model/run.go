@@ -179,8 +179,18 @@ func newArm(p *plan, sc *scenario.Scenario, ad scenario.Arm, seed uint64) (*arm,
 	a.tqClass = a.tqDep + len(p.deps)
 	a.tqReserve = a.tqClass + len(p.classes)
 	a.tqs = make([]timerQueue, a.tqReserve+len(p.classes))
-	for i := range a.tqClass {
-		a.tqs[i].marks = true // entry and dependency timeouts: see freeAttempt, freeCall
+	for i := range a.tqs {
+		switch {
+		case i < a.tqDep:
+			a.tqs[i].kind = evEntryTimeout
+		case i < a.tqClass:
+			a.tqs[i].kind = evCallTimeout
+		case i < a.tqReserve:
+			a.tqs[i].kind = evDeadline
+		default:
+			a.tqs[i].kind = evReserve
+		}
+		a.tqs[i].marks = i < a.tqClass // entry and dependency timeouts: see freeAttempt, freeCall
 	}
 	for _, c := range p.classes {
 		a.maxSlack = max(a.maxSlack, c.deadline)

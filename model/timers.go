@@ -17,11 +17,11 @@ import (
 // object again, which would mostly be a cache miss. Attempts and calls mark their
 // timeouts; requests' deadlines are checked (timerLive).
 
+// tqEntry is one timer: when it fires and the ref of its object. A dead timer's id is 0,
+// which no ref is (generations start at 1).
 type tqEntry struct {
-	at   time.Duration
-	id   int64
-	kind int32
-	dead bool
+	at time.Duration
+	id int64
 }
 
 // timerQueue is a FIFO of timers in a ring whose size is a power of two. Entries keep
@@ -31,7 +31,9 @@ type timerQueue struct {
 	buf   []tqEntry
 	head  uint32 // position of the oldest entry
 	n     uint32
-	armed bool // an evTimerQueue event is pending, or the queue is being fired
+	last  time.Duration // when the newest entry fires
+	kind  int32         // the event kind of its timers
+	armed bool          // an evTimerQueue event is pending, or the queue is being fired
 	// marks is set for a queue whose timers are killed when their object finishes first:
 	// its unmarked head is taken to be live without reading the object (a dead one that
 	// was missed costs an event that does nothing). Other queues check timerLive.
@@ -52,12 +54,11 @@ func (q *timerQueue) push(e tqEntry) uint32 {
 	pos := q.head + q.n
 	q.buf[pos&uint32(len(q.buf)-1)] = e
 	q.n++
+	q.last = e.at
 	return pos
 }
 
 func (q *timerQueue) peek() *tqEntry { return &q.buf[q.head&uint32(len(q.buf)-1)] }
-
-func (q *timerQueue) tail() *tqEntry { return &q.buf[(q.head+q.n-1)&uint32(len(q.buf)-1)] }
 
 func (q *timerQueue) pop() tqEntry {
 	e := q.buf[q.head&uint32(len(q.buf)-1)]
@@ -72,21 +73,21 @@ func (q *timerQueue) pop() tqEntry {
 func (q *timerQueue) kill(pos uint32, id int64) {
 	if pos-q.head < q.n {
 		if e := &q.buf[pos&uint32(len(q.buf)-1)]; e.id == id {
-			e.dead = true
+			e.id = 0
 		}
 	}
 }
 
-// after sets a timer of the given kind for id, d from now, on timer queue qi, and returns
-// its position in the queue for kill.
-func (a *arm) after(qi int, d time.Duration, kind int32, id int64) uint32 {
+// after sets a timer for id, d from now, on timer queue qi (its kind is the queue's), and
+// returns its position in the queue for kill.
+func (a *arm) after(qi int, d time.Duration, id int64) uint32 {
 	at := a.now() + max(d, 0)
 	q := &a.tqs[qi]
-	if q.n > 0 && at < q.tail().at {
-		a.s.Schedule(d, a, kind, id)
+	if q.n > 0 && at < q.last {
+		a.s.Schedule(d, a, q.kind, id)
 		return q.head - 1 // never a queued position
 	}
-	pos := q.push(tqEntry{at: at, kind: kind, id: id})
+	pos := q.push(tqEntry{at: at, id: id})
 	if !q.armed {
 		q.armed = true
 		a.s.ScheduleAt(at, a, evTimerQueue, int64(qi))
@@ -100,12 +101,12 @@ func (a *arm) fireQueue(qi int) {
 	now := a.now()
 	for q.n > 0 && q.peek().at <= now {
 		e := q.pop()
-		if !e.dead {
-			a.Handle(nil, sim.Event{Kind: e.kind, ID: e.id})
+		if e.id != 0 {
+			a.Handle(nil, sim.Event{Kind: q.kind, ID: e.id})
 		}
 		q = &a.tqs[qi]
 	}
-	for q.n > 0 && (q.peek().dead || !q.marks && !a.timerLive(q.peek().kind, q.peek().id)) {
+	for q.n > 0 && (q.peek().id == 0 || !q.marks && !a.timerLive(q.kind, q.peek().id)) {
 		q.pop()
 	}
 	q.armed = false
