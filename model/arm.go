@@ -1033,6 +1033,9 @@ func (a *arm) releaseConn(ii int32, dep int32) {
 func (a *arm) grantConns(ii int32, dep int32) {
 	in := &a.insts[ii]
 	pl := &in.pools[dep]
+	if pl.waiting == 0 {
+		return
+	}
 	limit := poolCap(a.p.deps[dep].pool, in.factor)
 	for pl.waiting > 0 && pl.inUse < limit {
 		id, ok := pl.waiters.pop()
