@@ -38,7 +38,6 @@ type logical struct {
 	attempts int32
 	cur      int32 // attempt the entry is waiting for, -1 if none
 	live     int32 // attempts and calls of it not yet freed
-	next     int32 // free list
 	// queueDelUs is the last attempt's queueing and connection wait, in microseconds.
 	queueDelUs int32
 	class      int16
@@ -70,9 +69,8 @@ type attempt struct {
 	num       int32 // attempt number at the entry, from 1
 	inst      int32
 	stage     int32
-	tries     int32 // tries of the current dependency stage, from 0
-	call      int32 // the call in flight, -1 if none
-	next      int32
+	tries     int32  // tries of the current dependency stage, from 0
+	call      int32  // the call in flight, -1 if none
 	tpos      uint32 // position of its entry timeout in the entry's timer queue
 	state     uint8
 	abandoned bool // the entry stopped waiting for it; it runs on (baseline) as an orphan
@@ -101,7 +99,6 @@ type call struct {
 	stage      int32
 	try        int32
 	num        int32
-	next       int32
 	tpos       uint32 // position of its timeout in the dependency's timer queue
 	state      uint8
 	callerGone bool // the calling attempt stopped waiting for it
@@ -145,22 +142,33 @@ func (r *ring) pop() (int64, bool) {
 const chunkBits = 12
 const chunk = 1 << chunkBits
 
-// store is a chunked slab of T with a free list threaded through the objects' next field.
-// Chunks are arrays, so that finding an object costs one bounds check, not two.
+// store is a chunked slab of T with a stack of free indices. Chunks are arrays that never
+// move, so a pointer to an object stays valid while the slab grows, and finding an object
+// costs one bounds check.
 type store[T any] struct {
 	chunks []*[chunk]T
 	n      int32
+	free   []int32
 }
 
 func (s *store[T]) at(i int32) *T { return &s.chunks[i>>chunkBits][i&(chunk-1)] }
 
-func (s *store[T]) grow() int32 {
+// take returns the index of a free object, growing the slab if none is free.
+func (s *store[T]) take() int32 {
+	if k := len(s.free); k > 0 {
+		i := s.free[k-1]
+		s.free = s.free[:k-1]
+		return i
+	}
 	if int(s.n)>>chunkBits == len(s.chunks) {
 		s.chunks = append(s.chunks, new([chunk]T))
 	}
 	s.n++
 	return s.n - 1
 }
+
+// put returns object i to the free objects.
+func (s *store[T]) put(i int32) { s.free = append(s.free, i) }
 
 // inline marks an attempt or call index that names the object kept in a request's own
 // record (index inline + the request's index) rather than one in the overflow slabs.
@@ -183,13 +191,11 @@ type slabs struct {
 	recs              store[record]
 	atts              store[attempt]
 	calls             store[call]
-	lgFree, attFree   int32
-	callFree          int32
 	lgLive            int
 	attLive, callLive int
 }
 
-func newSlabs() slabs { return slabs{lgFree: -1, attFree: -1, callFree: -1} }
+func newSlabs() slabs { return slabs{} }
 
 func (s *slabs) lg(i int32) *logical { return &s.recs.at(i).lg }
 
@@ -209,12 +215,7 @@ func (s *slabs) call(i int32) *call {
 
 func (s *slabs) newLogical() (int32, *logical) {
 	s.lgLive++
-	i := s.lgFree
-	if i >= 0 {
-		s.lgFree = s.recs.at(i).lg.next
-	} else {
-		i = s.recs.grow()
-	}
+	i := s.recs.take()
 	o := &s.recs.at(i).lg
 	*o = logical{gen: o.gen + 1, cur: -1}
 	return i, o
@@ -225,8 +226,7 @@ func (s *slabs) freeLogical(i int32) {
 	o := &s.recs.at(i).lg
 	o.gen++
 	o.state = lgFreed
-	o.next = s.lgFree
-	s.lgFree = i
+	s.recs.put(i)
 }
 
 // newAttempt returns a new attempt of logical li: the record's own if it is free.
@@ -238,12 +238,7 @@ func (s *slabs) newAttempt(li int32) (int32, *attempt) {
 		r.lg.attIn = true
 		i, o = inline+li, &r.att
 	} else {
-		i = s.attFree
-		if i >= 0 {
-			s.attFree = s.atts.at(i).next
-		} else {
-			i = s.atts.grow()
-		}
+		i = s.atts.take()
 		o = s.atts.at(i)
 	}
 	*o = attempt{gen: o.gen + 1, call: -1}
@@ -258,8 +253,7 @@ func (s *slabs) freeAttempt(i int32) {
 		s.recs.at(i - inline).lg.attIn = false
 		return
 	}
-	o.next = s.attFree
-	s.attFree = i
+	s.atts.put(i)
 }
 
 // newCall returns a new call of logical li: the record's own if it is free.
@@ -271,12 +265,7 @@ func (s *slabs) newCall(li int32) (int32, *call) {
 		r.lg.callIn = true
 		i, o = inline+li, &r.c
 	} else {
-		i = s.callFree
-		if i >= 0 {
-			s.callFree = s.calls.at(i).next
-		} else {
-			i = s.calls.grow()
-		}
+		i = s.calls.take()
 		o = s.calls.at(i)
 	}
 	*o = call{gen: o.gen + 1}
@@ -291,6 +280,5 @@ func (s *slabs) freeCall(i int32, o *call) {
 		s.recs.at(i - inline).lg.callIn = false
 		return
 	}
-	o.next = s.callFree
-	s.callFree = i
+	s.calls.put(i)
 }

@@ -124,31 +124,22 @@ func newHandleSink(cfg Config, handles bool) *handleSink {
 	}
 }
 
-func (s *handleSink) class(name string) ClassRecorder {
-	h, ok := s.cls[name]
+// cached returns the handle of name in m, getting it with get the first time.
+func cached[H any](m map[string]H, name string, get func(string) H) H {
+	h, ok := m[name]
 	if !ok {
-		h = s.r.Class(name)
-		s.cls[name] = h
+		h = get(name)
+		m[name] = h
 	}
 	return h
 }
 
-func (s *handleSink) layer(name string) LayerRecorder {
-	h, ok := s.lay[name]
-	if !ok {
-		h = s.r.Layer(name)
-		s.lay[name] = h
-	}
-	return h
-}
+func (s *handleSink) class(name string) ClassRecorder { return cached(s.cls, name, s.r.Class) }
+
+func (s *handleSink) layer(name string) LayerRecorder { return cached(s.lay, name, s.r.Layer) }
 
 func (s *handleSink) dependency(name string) DependencyRecorder {
-	h, ok := s.dep[name]
-	if !ok {
-		h = s.r.Dependency(name)
-		s.dep[name] = h
-	}
-	return h
+	return cached(s.dep, name, s.r.Dependency)
 }
 
 func (s *handleSink) apply(op handleOp) {
