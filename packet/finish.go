@@ -53,9 +53,9 @@ func (r *Recorder) Finish(objectives []ObjectiveSpec) Arm {
 			Failed:    c.outcomes[Failed],
 			Ambiguous: c.outcomes[Ambiguous],
 			Shed:      c.shed,
-			Latency:   percentiles(c.latency),
-			QueueWait: percentiles(c.queueWait),
-			Remaining: percentiles(c.remaining),
+			Latency:   percentiles(c.latency.hdr()),
+			QueueWait: percentiles(c.queueWait.hdr()),
+			Remaining: percentiles(c.remaining.hdr()),
 			Overdue:   c.overdue,
 		}
 		a.Classes = append(a.Classes, cs)
@@ -68,7 +68,7 @@ func (r *Recorder) Finish(objectives []ObjectiveSpec) Arm {
 		t.Failed += cs.Failed
 		t.Ambiguous += cs.Ambiguous
 		t.Shed += cs.Shed
-		all.Merge(c.latency)
+		all.Merge(c.latency.hdr())
 	}
 	a.Latency = percentiles(all)
 	t.Unfinished = max(t.Admitted-(t.Goodput+t.Late+t.Expired+t.Failed+t.Ambiguous), 0)
@@ -153,7 +153,7 @@ func (r *Recorder) Finish(objectives []ObjectiveSpec) Arm {
 	for i, d := range r.dep {
 		ds := DependencyStats{
 			Name: r.deps.list[i], Calls: d.calls,
-			ConnWait: percentiles(d.connWait), ServiceTime: percentiles(d.service),
+			ConnWait: percentiles(d.connWait.hdr()), ServiceTime: percentiles(d.service.hdr()),
 			ConcurrencyMax: conc[i].max, WaitingMax: conc[i].waitMax,
 		}
 		if conc[i].n > 0 {

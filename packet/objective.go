@@ -188,10 +188,11 @@ func (r *Recorder) latencyValue(s ObjectiveSpec) (float64, bool, string) {
 		for _, w := range r.winLat {
 			if w.spec.Name == s.Name && w.spec.Metric == s.Metric && w.spec.Class == s.Class &&
 				w.spec.From == s.From && w.spec.To == s.To && w.spec.State == s.State {
-				if w.h.TotalCount() == 0 {
+				h := w.h.hdr()
+				if h.TotalCount() == 0 {
 					return 0, false, "no requests completed in the window"
 				}
-				return usToMS(w.h.ValueAtQuantile(q)), true, ""
+				return usToMS(h.ValueAtQuantile(q)), true, ""
 			}
 		}
 		return 0, false, "a latency objective with a window or state must be listed in Config.Objectives"
@@ -202,10 +203,10 @@ func (r *Recorder) latencyValue(s ObjectiveSpec) (float64, bool, string) {
 		if !ok {
 			return 0, false, fmt.Sprintf("unknown class %q", s.Class)
 		}
-		h.Merge(r.cls[i].latency)
+		h.Merge(r.cls[i].latency.hdr())
 	} else {
 		for _, c := range r.cls {
-			h.Merge(c.latency)
+			h.Merge(c.latency.hdr())
 		}
 	}
 	if h.TotalCount() == 0 {

@@ -120,8 +120,6 @@ const (
 
 func newHist() *hdr.Histogram { return hdr.New(histMin, histMax, histDigits) }
 
-func newDiagHist() *hdr.Histogram { return hdr.New(histMin, histMax, diagDigits) }
-
 func record(h *hdr.Histogram, d time.Duration) {
 	v := int64(d / time.Microsecond)
 	if v < 0 {
@@ -223,21 +221,25 @@ func (t *tally) counts() map[string]int64 {
 type classAcc struct {
 	offered, admitted, rejected, shed int64
 	outcomes                          [len(outcomeNames)]int64
-	latency, queueWait, remaining     *hdr.Histogram
+	latency, queueWait, remaining     hist
 	overdue                           int64
 }
 
 func newClassAcc() classAcc {
-	return classAcc{latency: newHist(), queueWait: newDiagHist(), remaining: newDiagHist()}
+	return classAcc{latency: newHistDigits(histDigits), queueWait: newHistDigits(diagDigits), remaining: newHistDigits(diagDigits)}
 }
 
 type layerAcc struct {
 	attempts, retries, orphans, cancels int64
 }
 
+func newDepAcc() depAcc {
+	return depAcc{connWait: newHistDigits(diagDigits), service: newHistDigits(diagDigits)}
+}
+
 type depAcc struct {
 	calls             int64
-	connWait, service *hdr.Histogram
+	connWait, service hist
 }
 
 // winLatency is a latency histogram restricted to a window and/or a load state, for a
@@ -245,7 +247,7 @@ type depAcc struct {
 type winLatency struct {
 	spec  ObjectiveSpec
 	class int // index of spec.Class once that class is registered, else -1
-	h     *hdr.Histogram
+	h     hist
 }
 
 // Recorder accumulates one arm's comparison packet while the model runs. Call [NewRecorder],
@@ -323,7 +325,7 @@ func NewRecorder(cfg Config) *Recorder {
 	}
 	r.lay = make([]layerAcc, len(r.layers.list))
 	for range r.deps.list {
-		r.dep = append(r.dep, depAcc{connWait: newDiagHist(), service: newDiagHist()})
+		r.dep = append(r.dep, newDepAcc())
 	}
 	if cfg.Duration > 0 {
 		n := int((cfg.Duration + r.tick - 1) / r.tick)
@@ -334,7 +336,7 @@ func NewRecorder(cfg Config) *Recorder {
 	}
 	for _, s := range cfg.Objectives {
 		if isLatencyMetric(s.Metric) && (s.From != 0 || s.To != 0 || s.State != "") {
-			r.winLat = append(r.winLat, winLatency{spec: s, class: -1, h: newHist()})
+			r.winLat = append(r.winLat, winLatency{spec: s, class: -1, h: newHistDigits(histDigits)})
 		}
 	}
 	for i := range r.classes.list {
@@ -430,7 +432,7 @@ func (r *Recorder) layerIndex(name string) int {
 func (r *Recorder) dependency(name string) int {
 	i, added := r.deps.find(name)
 	if added {
-		r.dep = append(r.dep, depAcc{connWait: newDiagHist(), service: newDiagHist()})
+		r.dep = append(r.dep, newDepAcc())
 	}
 	return i
 }
@@ -562,7 +564,7 @@ func (c ClassRecorder) Terminal(at time.Duration, outcome Outcome, latency time.
 		outcome = Failed // an unknown outcome is a model bug; never silently goodput
 	}
 	acc.outcomes[outcome]++
-	record(acc.latency, latency)
+	acc.latency.record(latency)
 	row := r.row(at)
 	switch outcome {
 	case Goodput:
@@ -588,7 +590,7 @@ func (c ClassRecorder) Terminal(at time.Duration, outcome Outcome, latency time.
 		if w.spec.State != "" && w.spec.State != r.state {
 			continue
 		}
-		record(w.h, latency)
+		w.h.record(latency)
 	}
 }
 
@@ -668,7 +670,7 @@ func (r *Recorder) QueueWait(at time.Duration, class string, wait time.Duration)
 
 // QueueWait is [Recorder.QueueWait] for the handle's class.
 func (c ClassRecorder) QueueWait(at time.Duration, wait time.Duration) {
-	record(c.r.cls[c.i].queueWait, wait)
+	c.r.cls[c.i].queueWait.record(wait)
 }
 
 // Remaining records the remaining deadline of a request of the class when it leaves the
@@ -684,7 +686,7 @@ func (c ClassRecorder) Remaining(at time.Duration, remaining time.Duration) {
 	if remaining < 0 {
 		acc.overdue++
 	}
-	record(acc.remaining, remaining)
+	acc.remaining.record(remaining)
 }
 
 // DependencyCall records one call to a dependency: the time it waited for a connection from
@@ -697,8 +699,8 @@ func (r *Recorder) DependencyCall(at time.Duration, dep string, connWait, servic
 func (d DependencyRecorder) Call(at time.Duration, connWait, service time.Duration) {
 	acc := &d.r.dep[d.i]
 	acc.calls++
-	record(acc.connWait, connWait)
-	record(acc.service, service)
+	acc.connWait.record(connWait)
+	acc.service.record(service)
 }
 
 // Sample records the gauges measured once per tick. A second sample in one tick replaces the
