@@ -25,8 +25,14 @@ func newHistDigits(digits int) hist {
 	// The library's geometry for a lowest value of 1 (unit magnitude 0): single-unit
 	// resolution up to 2×10^digits, rounded up to a power of two of sub-buckets.
 	subMag := uint(math.Ceil(math.Log2(2 * math.Pow10(digits))))
+	// Buckets double until one holds histMax; the library keeps half a bucket of
+	// sub-buckets per bucket, plus one more bucket.
+	buckets := 1
+	for top := int64(1) << subMag; top <= histMax; top <<= 1 {
+		buckets++
+	}
 	return hist{
-		counts:  hdr.New(histMin, histMax, digits).Export().Counts,
+		counts:  make([]int64, (buckets+1)<<(subMag-1)),
 		digits:  digits,
 		halfMag: subMag - 1,
 		mask:    1<<subMag - 1,

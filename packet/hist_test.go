@@ -32,6 +32,9 @@ func TestHistMatchesLibrary(t *testing.T) {
 		if digits == diagDigits {
 			lib = hdr.New(histMin, histMax, diagDigits)
 		}
+		if g, w := len(fast.counts), len(lib.Export().Counts); g != w {
+			t.Fatalf("%d digits: %d counts, library has %d", digits, g, w)
+		}
 		for _, v := range vs {
 			d := time.Duration(v) * time.Microsecond
 			fast.record(d)
