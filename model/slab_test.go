@@ -1,0 +1,49 @@
+package model
+
+import "testing"
+
+// TestSlabsInlineThenOverflow checks the record layout: a request's first attempt and call
+// are its record's own, a second one in flight at once comes from the overflow slabs, and a
+// freed object comes back with a new generation, so that a ref to its earlier life is stale.
+func TestSlabsInlineThenOverflow(t *testing.T) {
+	s := newSlabs()
+	li, lg := s.newLogical()
+
+	a1, at1 := s.newAttempt(li)
+	if a1 != inline+li || at1 != &s.recs.at(li).att {
+		t.Fatalf("first attempt = %d, want the record's own (%d)", a1, inline+li)
+	}
+	a2, _ := s.newAttempt(li)
+	if a2 >= inline {
+		t.Fatalf("second attempt in flight = %d, want an overflow index", a2)
+	}
+	c1, _ := s.newCall(li)
+	c2, _ := s.newCall(li)
+	if c1 != inline+li || c2 >= inline {
+		t.Fatalf("calls = %d, %d, want the record's own then an overflow index", c1, c2)
+	}
+	if !lg.attIn || !lg.callIn {
+		t.Fatalf("record flags attIn=%v callIn=%v, want both set", lg.attIn, lg.callIn)
+	}
+
+	old := ref(a1, at1.gen)
+	s.freeAttempt(a1)
+	a3, at3 := s.newAttempt(li)
+	if a3 != a1 {
+		t.Fatalf("attempt after freeing the record's own = %d, want it again (%d)", a3, a1)
+	}
+	if i, gen := unref(old); i == a3 && gen == at3.gen {
+		t.Fatalf("a ref to the freed attempt still matches its reuse (gen %d)", gen)
+	}
+
+	// Overflow objects are reused through the free stack, with new generations.
+	c2gen := s.call(c2).gen
+	s.freeCall(c2, s.call(c2))
+	c4, o4 := s.newCall(li)
+	if c4 != c2 || o4.gen == c2gen {
+		t.Fatalf("reused overflow call = %d gen %d, want %d with a generation other than %d", c4, o4.gen, c2, c2gen)
+	}
+	if s.attLive != 2 || s.callLive != 2 || s.lgLive != 1 {
+		t.Fatalf("live attempts %d, calls %d, requests %d; want 2, 2, 1", s.attLive, s.callLive, s.lgLive)
+	}
+}
