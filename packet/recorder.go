@@ -280,11 +280,11 @@ type Recorder struct {
 	dup                              Duplicates
 	suppressed                       int64
 
-	rows     []Row
-	lastRow  int           // the row of the previous call,
-	lastFrom time.Duration // and its start
-	ticks    [tickRing]tickHist
-	state    string // load state of the latest sample
+	rows             []Row
+	last             *Row          // the row of the previous call (nil before the first),
+	lastFrom, lastTo time.Duration // and its tick
+	ticks            [tickRing]tickHist
+	state            string // load state of the latest sample
 
 	winLat      []winLatency
 	transitions []Transition
@@ -347,15 +347,16 @@ func NewRecorder(cfg Config) *Recorder {
 
 // row returns the series row of the tick containing at, growing the series as needed.
 func (r *Recorder) row(at time.Duration) *Row {
-	if at >= r.lastFrom && at < r.lastFrom+r.tick && r.lastRow < len(r.rows) {
-		return &r.rows[r.lastRow] // most calls fall in the tick of the previous one
+	if at >= r.lastFrom && at < r.lastTo {
+		return r.last // most calls fall in the tick of the previous one
 	}
 	i := r.tickIndex(at)
 	for len(r.rows) <= i {
 		r.rows = append(r.rows, Row{T: time.Duration(len(r.rows)) * r.tick})
 	}
-	r.lastRow, r.lastFrom = i, r.rows[i].T
-	return &r.rows[i]
+	// The series only grows here, so the pointer stays valid until the next miss.
+	r.last, r.lastFrom, r.lastTo = &r.rows[i], r.rows[i].T, r.rows[i].T+r.tick
+	return r.last
 }
 
 func (r *Recorder) tickIndex(at time.Duration) int {
