@@ -165,7 +165,6 @@ func newArm(p *plan, sc *scenario.Scenario, ad scenario.Arm, seed uint64) (*arm,
 		arrivals: streams.Stream("arrivals"),
 		classes:  streams.Stream("class"),
 		shift:    1,
-		sl:       newSlabs(),
 		alertOn:  make([]bool, len(p.alerts)),
 		alertFor: make([]time.Duration, len(p.alerts)),
 	}

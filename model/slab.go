@@ -195,8 +195,6 @@ type slabs struct {
 	attLive, callLive int
 }
 
-func newSlabs() slabs { return slabs{} }
-
 func (s *slabs) lg(i int32) *logical { return &s.recs.at(i).lg }
 
 func (s *slabs) att(i int32) *attempt {

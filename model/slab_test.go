@@ -6,7 +6,7 @@ import "testing"
 // are its record's own, a second one in flight at once comes from the overflow slabs, and a
 // freed object comes back with a new generation, so that a ref to its earlier life is stale.
 func TestSlabsInlineThenOverflow(t *testing.T) {
-	s := newSlabs()
+	var s slabs
 	li, lg := s.newLogical()
 
 	a1, at1 := s.newAttempt(li)
