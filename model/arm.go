@@ -186,7 +186,7 @@ func (a *arm) wall() time.Time    { return a.s.Now() }
 // ignores an event whose object's generation or state has moved on, which is cheaper than
 // the engine's cancellation for the many timeouts that never matter.
 func (a *arm) schedule(d time.Duration, kind int32, id int64) {
-	a.s.Schedule(d, a, kind, id)
+	a.s.ScheduleAt(a.now()+d, a, kind, id) // a time in the past counts as now, as for Schedule
 }
 
 // splitmix64's finaliser.
