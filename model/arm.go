@@ -395,36 +395,35 @@ func (a *arm) entryTimeout(id int64) {
 	} else {
 		a.entryRetry(li, causeTimeout)
 	}
-	a.settle(li)
+	a.settle(li, lg)
 }
 
-// freeAttempt frees an attempt and marks its entry timeout, if still queued, dead.
-func (a *arm) freeAttempt(ai int32) {
-	at := a.sl.att(ai)
-	a.tqs[a.tqEntry+int(a.sl.lg(at.lg).entry)].kill(at.tpos, ref(ai, at.gen))
-	a.sl.freeAttempt(ai)
+// freeAttempt frees attempt ai (at) of request lg and marks its entry timeout, if still
+// queued, dead.
+func (a *arm) freeAttempt(ai int32, at *attempt, lg *logical) {
+	a.tqs[a.tqEntry+int(lg.entry)].kill(at.tpos, ref(ai, at.gen))
+	a.sl.freeAttempt(ai, at, lg)
 }
 
-// respond delivers the result of finished attempt ai (at) to its entry.
-func (a *arm) respond(ai int32, at *attempt) {
+// respond delivers the result of finished attempt ai (at) of request lg to its entry.
+func (a *arm) respond(ai int32, at *attempt, lg *logical) {
 	li := at.lg
-	lg := a.sl.lg(li)
 	res := at.result
 	deliver := !at.abandoned && lg.cur == ai && lg.state == lgActive
 	if !deliver && res == causeNone {
 		a.hs.svc[a.insts[at.inst].svc].Orphan(a.now())
 	}
-	a.freeAttempt(ai)
+	a.freeAttempt(ai, at, lg)
 	lg.live--
 	if deliver {
 		lg.cur = -1
 		if res == causeNone {
-			a.succeed(li)
+			a.succeed(lg)
 		} else {
 			a.entryRetry(li, res)
 		}
 	}
-	a.settle(li)
+	a.settle(li, lg)
 }
 
 // entryRetry decides, after the attempt the entry waited for failed with c, whether the
@@ -515,13 +514,13 @@ func (a *arm) deadlineFire(id int64) {
 		}
 	}
 	a.giveUp(li, causeExpired)
-	a.settle(li)
+	a.settle(li, lg)
 }
 
-// succeed records the caller's successful answer: goodput before the deadline, late after.
-func (a *arm) succeed(li int32) {
+// succeed records the caller's successful answer to request lg: goodput before the
+// deadline, late after.
+func (a *arm) succeed(lg *logical) {
 	now := a.now()
-	lg := a.sl.lg(li)
 	cp := &a.p.classes[lg.class]
 	lg.state = lgRecorded
 	lat := now - lg.t0
@@ -566,9 +565,8 @@ func (a *arm) clientDone(lg *logical, cp *classPlan, lat time.Duration, dropped 
 }
 
 // settle records a given-up request's terminal state once nothing of it runs any more,
-// and frees the request when it is recorded and idle.
-func (a *arm) settle(li int32) {
-	lg := a.sl.lg(li)
+// and frees the request when it is recorded and idle. lg is request li.
+func (a *arm) settle(li int32, lg *logical) {
 	if lg.live > 0 {
 		return
 	}
@@ -584,7 +582,7 @@ func (a *arm) settle(li int32) {
 		lg.state = lgRecorded
 	}
 	if lg.state == lgRecorded {
-		a.sl.freeLogical(li)
+		a.sl.freeLogical(li, lg)
 	}
 }
 
@@ -644,7 +642,7 @@ func (a *arm) route(ai int32, at *attempt, lg *logical, svc int) {
 	if pick < 0 {
 		// No instance takes traffic: the service refuses the attempt.
 		at.inst = rt.insts[0]
-		a.finishAttempt(ai, at, causeOverload, false)
+		a.finishAttempt(ai, at, lg, causeOverload, false)
 		return
 	}
 	at.inst = pick
@@ -669,7 +667,7 @@ func (a *arm) enqueue(ai int32, at *attempt, lg *logical) {
 		if err == queue.ErrDeadline {
 			c = causeExpired
 		}
-		a.finishAttempt(ai, at, c, false)
+		a.finishAttempt(ai, at, lg, c, false)
 		return
 	}
 	in.queued++
@@ -714,17 +712,18 @@ func (a *arm) dropped(id int64, r queue.Reason) {
 	if r == queue.ReasonExpired || r == queue.ReasonDeadline {
 		c = causeExpired
 	}
-	a.finishAttempt(ai, at, c, false)
+	a.finishAttempt(ai, at, a.sl.lg(at.lg), c, false)
 }
 
 // discard frees a cancelled attempt taken out of a queue.
 func (a *arm) discard(ai int32) {
 	at := a.sl.att(ai)
 	li := at.lg
+	lg := a.sl.lg(li)
 	a.hs.svc[a.insts[at.inst].svc].CancelCompleted(a.now())
-	a.freeAttempt(ai)
-	a.sl.lg(li).live--
-	a.settle(li)
+	a.freeAttempt(ai, at, lg)
+	lg.live--
+	a.settle(li, lg)
 }
 
 // start runs attempt ai (at), just taken from its queue, on a worker.
@@ -781,7 +780,7 @@ func (a *arm) runStage(ai int32, at *attempt, lg *logical) {
 		a.startCall(ai, at, lg)
 		return
 	}
-	a.finishAttempt(ai, at, causeNone, true)
+	a.finishAttempt(ai, at, lg, causeNone, true)
 }
 
 func (a *arm) workDone(id int64) {
@@ -794,12 +793,12 @@ func (a *arm) workDone(id int64) {
 	a.runStage(ai, at, a.sl.lg(at.lg))
 }
 
-// finishAttempt ends attempt ai (at) with result c (causeNone: success), frees its worker
-// if it held one, and sends the response to the entry.
-func (a *arm) finishAttempt(ai int32, at *attempt, c cause, held bool) {
+// finishAttempt ends attempt ai (at) of request lg with result c (causeNone: success),
+// frees its worker if it held one, and sends the response to the entry.
+func (a *arm) finishAttempt(ai int32, at *attempt, lg *logical, c cause, held bool) {
 	at.state = attDone
 	at.result = c
-	if lg := a.sl.lg(at.lg); lg.cur == ai {
+	if lg.cur == ai {
 		lg.queueDelUs = int32(min((at.enqWait+at.connWait)/time.Microsecond, math.MaxInt32))
 	}
 	ii := at.inst
@@ -808,7 +807,7 @@ func (a *arm) finishAttempt(ai int32, at *attempt, c cause, held bool) {
 		in.busy--
 		in.completed++
 	}
-	a.respond(ai, at)
+	a.respond(ai, at, lg)
 	if held {
 		a.pump(ii)
 	}
@@ -830,11 +829,11 @@ func (a *arm) cancelAttempt(ai int32) {
 		ii := at.inst
 		in := &a.insts[ii]
 		in.busy--
-		li := at.lg
+		lg := a.sl.lg(at.lg)
 		a.hs.svc[in.svc].CancelCompleted(a.now())
 		at.state = attDone
-		a.freeAttempt(ai)
-		a.sl.lg(li).live--
+		a.freeAttempt(ai, at, lg)
+		lg.live--
 		a.pump(ii)
 	case attDone:
 		at.abandoned = true // its response is on the way; it is not delivered
@@ -969,7 +968,7 @@ func (a *arm) depDone(id int64) {
 	}
 	li := c.lg
 	failed := c.err
-	a.freeCall(ci, c)
+	a.freeCall(ci, c, lg)
 	lg.live--
 	if live {
 		at.call = -1
@@ -980,13 +979,13 @@ func (a *arm) depDone(id int64) {
 			a.runStage(c.att, at, lg)
 		}
 	}
-	a.settle(li)
+	a.settle(li, lg)
 }
 
-// freeCall frees call ci (c) and marks its timeout, if still queued, dead.
-func (a *arm) freeCall(ci int32, c *call) {
+// freeCall frees call ci (c) of request lg and marks its timeout, if still queued, dead.
+func (a *arm) freeCall(ci int32, c *call, lg *logical) {
 	a.tqs[a.tqDep+int(c.dep)].kill(c.tpos, ref(ci, c.gen))
-	a.sl.freeCall(ci, c)
+	a.sl.freeCall(ci, c, lg)
 }
 
 func (a *arm) releaseServer(dep int32) {
@@ -1088,20 +1087,21 @@ func (a *arm) callTimeout(id int64) {
 	}
 	at.call = -1
 	li := c.lg
+	lg := a.sl.lg(li)
 	switch {
 	case c.state == callWaitConn:
 		// Nothing was sent: the caller stops waiting for a connection.
 		a.insts[c.inst].pools[c.dep].waiting--
 		c.state = callDone
-		a.freeCall(ci, c)
-		a.sl.lg(li).live--
+		a.freeCall(ci, c, lg)
+		lg.live--
 	case a.pol.cancel:
 		a.cancelCall(ci)
 	default:
 		c.callerGone = true // the dependency works on: an orphan
 	}
 	a.callFailed(ai, causeTimeout)
-	a.settle(li)
+	a.settle(li, lg)
 }
 
 // cancelCall stops a call whose caller gave up: its connection and server are released.
@@ -1121,8 +1121,9 @@ func (a *arm) cancelCall(ci int32) {
 		a.hs.depCall[c.dep].CancelCompleted(a.now())
 	}
 	c.state = callDone
-	a.freeCall(ci, c)
-	a.sl.lg(li).live--
+	lg := a.sl.lg(li)
+	a.freeCall(ci, c, lg)
+	lg.live--
 }
 
 // callFailed decides after a failed call whether the service retries it.
@@ -1167,5 +1168,5 @@ func (a *arm) stageFailed(ai int32, c cause) {
 	if c == causeTimeout {
 		c = causeError // the service answers its caller with an error
 	}
-	a.finishAttempt(ai, at, c, true)
+	a.finishAttempt(ai, at, lg, c, true)
 }

@@ -219,9 +219,9 @@ func (s *slabs) newLogical() (int32, *logical) {
 	return i, o
 }
 
-func (s *slabs) freeLogical(i int32) {
+// freeLogical frees logical i, which is o.
+func (s *slabs) freeLogical(i int32, o *logical) {
 	s.lgLive--
-	o := &s.recs.at(i).lg
 	o.gen++
 	o.state = lgFreed
 	s.recs.put(i)
@@ -243,12 +243,12 @@ func (s *slabs) newAttempt(li int32) (int32, *attempt) {
 	return i, o
 }
 
-func (s *slabs) freeAttempt(i int32) {
+// freeAttempt frees attempt i, which is o, of request lg.
+func (s *slabs) freeAttempt(i int32, o *attempt, lg *logical) {
 	s.attLive--
-	o := s.att(i)
 	o.gen++
 	if i >= inline {
-		s.recs.at(i - inline).lg.attIn = false
+		lg.attIn = false // the record's own attempt: lg's record holds it
 		return
 	}
 	s.atts.put(i)
@@ -270,12 +270,12 @@ func (s *slabs) newCall(li int32) (int32, *call) {
 	return i, o
 }
 
-// freeCall frees call i, which is o.
-func (s *slabs) freeCall(i int32, o *call) {
+// freeCall frees call i, which is o, of request lg.
+func (s *slabs) freeCall(i int32, o *call, lg *logical) {
 	s.callLive--
 	o.gen++
 	if i >= inline {
-		s.recs.at(i - inline).lg.callIn = false
+		lg.callIn = false // the record's own call: lg's record holds it
 		return
 	}
 	s.calls.put(i)

@@ -27,7 +27,7 @@ func TestSlabsInlineThenOverflow(t *testing.T) {
 	}
 
 	old := ref(a1, at1.gen)
-	s.freeAttempt(a1)
+	s.freeAttempt(a1, at1, lg)
 	a3, at3 := s.newAttempt(li)
 	if a3 != a1 {
 		t.Fatalf("attempt after freeing the record's own = %d, want it again (%d)", a3, a1)
@@ -38,7 +38,7 @@ func TestSlabsInlineThenOverflow(t *testing.T) {
 
 	// Overflow objects are reused through the free stack, with new generations.
 	c2gen := s.call(c2).gen
-	s.freeCall(c2, s.call(c2))
+	s.freeCall(c2, s.call(c2), lg)
 	c4, o4 := s.newCall(li)
 	if c4 != c2 || o4.gen == c2gen {
 		t.Fatalf("reused overflow call = %d gen %d, want %d with a generation other than %d", c4, o4.gen, c2, c2gen)
