@@ -42,8 +42,10 @@ func newHistDigits(digits int) hist {
 // record adds d, in microseconds, clamped to [0, histMax].
 func (h *hist) record(d time.Duration) {
 	v := min(max(int64(d/time.Microsecond), 0), histMax)
+	// The library's index, (bucket+1)<<halfMag + v>>bucket - 1<<halfMag, simplified. Both
+	// shifts are below 64; masking them says so, which spares the checks for larger ones.
 	bucket := uint(64-bits.LeadingZeros64(uint64(v|h.mask))) - h.halfMag - 1
-	h.counts[(bucket+1)<<h.halfMag+uint(v>>bucket)-1<<h.halfMag]++
+	h.counts[bucket<<(h.halfMag&63)+uint(v>>(bucket&63))]++
 }
 
 // hdr returns the recorded values as an HdrHistogram, for reading.
