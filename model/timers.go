@@ -40,22 +40,27 @@ type timerQueue struct {
 	marks bool
 }
 
-// push appends e and returns its position.
+// push appends e and returns its position. The caller makes room first.
 func (q *timerQueue) push(e tqEntry) uint32 {
-	if int(q.n) == len(q.buf) {
-		size := max(2*len(q.buf), 64)
-		buf := make([]tqEntry, size)
-		for k := range q.n {
-			pos := q.head + k
-			buf[pos&uint32(size-1)] = q.buf[pos&uint32(len(q.buf)-1)]
-		}
-		q.buf = buf
-	}
 	pos := q.head + q.n
 	q.buf[pos&uint32(len(q.buf)-1)] = e
 	q.n++
 	q.last = e.at
 	return pos
+}
+
+// makeRoom doubles the ring if it is full, keeping every entry at its position.
+func (q *timerQueue) makeRoom() {
+	if int(q.n) < len(q.buf) {
+		return
+	}
+	size := max(2*len(q.buf), 64)
+	buf := make([]tqEntry, size)
+	for k := range q.n {
+		pos := q.head + k
+		buf[pos&uint32(size-1)] = q.buf[pos&uint32(len(q.buf)-1)]
+	}
+	q.buf = buf
 }
 
 func (q *timerQueue) peek() *tqEntry { return &q.buf[q.head&uint32(len(q.buf)-1)] }
@@ -87,6 +92,7 @@ func (a *arm) after(qi int, d time.Duration, id int64) uint32 {
 		a.s.Schedule(d, a, q.kind, id)
 		return q.head - 1 // never a queued position
 	}
+	q.makeRoom()
 	pos := q.push(tqEntry{at: at, id: id})
 	if !q.armed {
 		q.armed = true
