@@ -688,12 +688,12 @@ func (a *arm) pump(ii int32) {
 		}
 		in.queued--
 		ai, _ := unref(id)
-		at := a.sl.att(ai)
+		at, r := a.sl.attRec(ai)
 		if at.cancelled {
 			a.discard(ai)
 			continue
 		}
-		a.start(ai, at)
+		a.start(ai, at, &r.lg)
 	}
 	in.starting = false
 }
@@ -726,13 +726,12 @@ func (a *arm) discard(ai int32) {
 	a.settle(li, lg)
 }
 
-// start runs attempt ai (at), just taken from its queue, on a worker.
-func (a *arm) start(ai int32, at *attempt) {
+// start runs attempt ai (at) of request lg, just taken from its queue, on a worker.
+func (a *arm) start(ai int32, at *attempt, lg *logical) {
 	now := a.now()
 	in := &a.insts[at.inst]
 	in.busy++
 	at.state = attRunning
-	lg := a.sl.lg(at.lg)
 	wait := now - at.enq
 	a.hs.class[lg.class].QueueWait(now, wait)
 	left := a.deadline(lg) - now
@@ -785,12 +784,12 @@ func (a *arm) runStage(ai int32, at *attempt, lg *logical) {
 
 func (a *arm) workDone(id int64) {
 	ai, gen := unref(id)
-	at := a.sl.att(ai)
+	at, r := a.sl.attRec(ai)
 	if at.gen != gen || at.state != attRunning {
 		return
 	}
 	at.stage++
-	a.runStage(ai, at, a.sl.lg(at.lg))
+	a.runStage(ai, at, &r.lg)
 }
 
 // finishAttempt ends attempt ai (at) of request lg with result c (causeNone: success),
@@ -890,7 +889,7 @@ func (a *arm) startCall(ai int32, at *attempt, lg *logical) {
 	if pl.inUse < poolCap(dp.pool, in.factor) {
 		pl.inUse++
 		a.connUse(st.dep, 1)
-		a.connected(ci, c, at)
+		a.connected(ci, c, at, lg)
 		return
 	}
 	c.state = callWaitConn
@@ -898,9 +897,9 @@ func (a *arm) startCall(ai int32, at *attempt, lg *logical) {
 	pl.waiting++
 }
 
-// connected starts call ci (c), which holds a connection, for its attempt at: at the
-// dependency if a server is free, else in its queue.
-func (a *arm) connected(ci int32, c *call, at *attempt) {
+// connected starts call ci (c), which holds a connection, for its attempt at of request lg:
+// at the dependency if a server is free, else in its queue.
+func (a *arm) connected(ci int32, c *call, at *attempt, lg *logical) {
 	c.connAt = a.now()
 	at.connWait += c.connAt - c.asked
 	dr := &a.deps[c.dep]
@@ -910,16 +909,15 @@ func (a *arm) connected(ci int32, c *call, at *attempt) {
 		dr.waiting++
 		return
 	}
-	a.serve(ci, c)
+	a.serve(ci, c, lg)
 }
 
-// serve starts call ci (c) at its dependency.
-func (a *arm) serve(ci int32, c *call) {
+// serve starts call ci (c) of request lg at its dependency.
+func (a *arm) serve(ci int32, c *call, lg *logical) {
 	now := a.now()
 	dr := &a.deps[c.dep]
 	dr.busy++
 	c.state = callServing
-	lg := a.sl.lg(c.lg)
 	st := &a.p.classes[lg.class].stages[c.stage]
 	u := a.draw(st.svcPurp, lg.id, c.num, c.stage, c.try)
 	d := dr.ln.quantile(u)
@@ -935,12 +933,12 @@ func (a *arm) serve(ci int32, c *call) {
 
 func (a *arm) depDone(id int64) {
 	ci, gen := unref(id)
-	c := a.sl.call(ci)
+	c, r := a.sl.callRec(ci)
 	if c.gen != gen || c.state != callServing {
 		return
 	}
 	now := a.now()
-	lg := a.sl.lg(c.lg)
+	lg := &r.lg
 	st := &a.p.classes[lg.class].stages[c.stage]
 	if st.mutation != mutNone && !c.err {
 		apply := true
@@ -961,7 +959,7 @@ func (a *arm) depDone(id int64) {
 	a.releaseServer(c.dep)
 	a.releaseConn(c.inst, c.dep)
 	c.state = callDone
-	at := a.sl.att(c.att)
+	at := a.sl.attOf(r, c.att)
 	live := !c.callerGone && at.gen == c.attGen && at.call == ci
 	if !live || at.abandoned {
 		a.hs.depCall[c.dep].Orphan(now)
@@ -998,12 +996,12 @@ func (a *arm) releaseServer(dep int32) {
 			break
 		}
 		ci, gen := unref(id)
-		c := a.sl.call(ci)
+		c, r := a.sl.callRec(ci)
 		if c.gen != gen || c.state != callWaitServer {
 			continue
 		}
 		dr.waiting--
-		a.serve(ci, c)
+		a.serve(ci, c, &r.lg)
 		break
 	}
 }
@@ -1043,14 +1041,14 @@ func (a *arm) grantConns(ii int32, dep int32) {
 			break
 		}
 		ci, gen := unref(id)
-		c := a.sl.call(ci)
+		c, r := a.sl.callRec(ci)
 		if c.gen != gen || c.state != callWaitConn {
 			continue
 		}
 		pl.waiting--
 		pl.inUse++
 		a.connUse(int(dep), 1)
-		a.connected(ci, c, a.sl.att(c.att))
+		a.connected(ci, c, a.sl.attOf(r, c.att), &r.lg)
 	}
 }
 

@@ -211,6 +211,36 @@ func (s *slabs) call(i int32) *call {
 	return s.calls.at(i)
 }
 
+// attRec returns attempt i and the record of its request: one lookup for a record's own
+// attempt.
+func (s *slabs) attRec(i int32) (*attempt, *record) {
+	if i >= inline {
+		r := s.recs.at(i - inline)
+		return &r.att, r
+	}
+	o := s.atts.at(i)
+	return o, s.recs.at(o.lg)
+}
+
+// callRec returns call i and the record of its request: one lookup for a record's own call.
+func (s *slabs) callRec(i int32) (*call, *record) {
+	if i >= inline {
+		r := s.recs.at(i - inline)
+		return &r.c, r
+	}
+	o := s.calls.at(i)
+	return o, s.recs.at(o.lg)
+}
+
+// attOf returns attempt i of the request whose record is r. A record's own attempt is
+// found without a lookup: an inline index names the record that holds it.
+func (s *slabs) attOf(r *record, i int32) *attempt {
+	if i >= inline {
+		return &r.att
+	}
+	return s.atts.at(i)
+}
+
 func (s *slabs) newLogical() (int32, *logical) {
 	s.lgLive++
 	i := s.recs.take()

@@ -25,6 +25,19 @@ func TestSlabsInlineThenOverflow(t *testing.T) {
 	if !lg.attIn || !lg.callIn {
 		t.Fatalf("record flags attIn=%v callIn=%v, want both set", lg.attIn, lg.callIn)
 	}
+	// Objects found with their request's record: inline or overflow, the same objects.
+	s.att(a2).lg, s.call(c2).lg = li, li // as sendAttempt and startCall set them
+	rec := s.recs.at(li)
+	for _, ci := range []int32{c1, c2} {
+		if o, r := s.callRec(ci); o != s.call(ci) || r != rec {
+			t.Fatalf("callRec(%d) = %p, %p; want %p, %p", ci, o, r, s.call(ci), rec)
+		}
+	}
+	for _, ai := range []int32{a1, a2} {
+		if o, r := s.attRec(ai); o != s.att(ai) || r != rec || s.attOf(rec, ai) != o {
+			t.Fatalf("attRec(%d) = %p, %p, attOf = %p; want %p, %p", ai, o, r, s.attOf(rec, ai), s.att(ai), rec)
+		}
+	}
 
 	old := ref(a1, at1.gen)
 	s.freeAttempt(a1, at1, lg)
