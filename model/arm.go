@@ -567,9 +567,13 @@ func (a *arm) clientDone(lg *logical, cp *classPlan, lat time.Duration, dropped 
 // settle records a given-up request's terminal state once nothing of it runs any more,
 // and frees the request when it is recorded and idle. lg is request li.
 func (a *arm) settle(li int32, lg *logical) {
-	if lg.live > 0 {
-		return
+	if lg.live == 0 {
+		a.settleIdle(li, lg)
 	}
+}
+
+// settleIdle is settle for a request of which nothing runs any more.
+func (a *arm) settleIdle(li int32, lg *logical) {
 	if lg.state == lgClientDone {
 		out := packet.Failed
 		switch {
@@ -986,9 +990,17 @@ func (a *arm) freeCall(ci int32, c *call, lg *logical) {
 	a.sl.freeCall(ci, c, lg)
 }
 
+// releaseServer frees a server of dependency dep for the first live call waiting for one.
 func (a *arm) releaseServer(dep int32) {
 	dr := &a.deps[dep]
 	dr.busy--
+	if dr.waiting > 0 {
+		a.serveWaiting(dr)
+	}
+}
+
+// serveWaiting starts the first live call in dr's queue, dropping dead ones before it.
+func (a *arm) serveWaiting(dr *depRT) {
 	for dr.waiting > 0 {
 		id, ok := dr.queue.pop()
 		if !ok {
@@ -1018,12 +1030,14 @@ func (a *arm) connUse(dep int, delta int) {
 	a.trigInUse += delta
 }
 
+// releaseConn returns a connection of instance ii's pool to dep, to a waiting call if any.
 func (a *arm) releaseConn(ii int32, dep int32) {
-	in := &a.insts[ii]
-	pl := &in.pools[dep]
+	pl := &a.insts[ii].pools[dep]
 	pl.inUse--
 	a.connUse(int(dep), -1)
-	a.grantConns(ii, dep)
+	if pl.waiting > 0 {
+		a.grantConns(ii, dep)
+	}
 }
 
 // grantConns hands free connections of a pool to its waiting calls.
