@@ -112,8 +112,13 @@ func (a *arm) fireQueue(qi int) {
 		}
 		q = &a.tqs[qi]
 	}
-	for q.n > 0 && (q.peek().id == 0 || !q.marks && !a.timerLive(q.kind, q.peek().id)) {
-		q.pop()
+	// Drop the dead timers before the next live one.
+	for q.n > 0 {
+		if id := q.peek().id; id != 0 && (q.marks || a.timerLive(q.kind, id)) {
+			break
+		}
+		q.head++
+		q.n--
 	}
 	q.armed = false
 	if q.n > 0 {
