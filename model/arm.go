@@ -875,6 +875,7 @@ func (a *arm) startCall(ai int32, at *attempt, lg *logical) {
 	c.dep = int32(st.dep)
 	c.inst = at.inst
 	c.stage = at.stage
+	c.mutation = uint8(st.mutation)
 	c.try = at.tries
 	c.num = at.num
 	c.asked = now
@@ -943,20 +944,19 @@ func (a *arm) depDone(id int64) {
 	}
 	now := a.now()
 	lg := &r.lg
-	st := &a.p.classes[lg.class].stages[c.stage]
-	if st.mutation != mutNone && !c.err {
+	if m := c.mutation; m != mutNone && !c.err {
 		apply := true
-		if l := a.ledgers[st.mutation]; l != nil && lg.execs[st.mutation] > 0 {
+		if l := a.ledgers[m]; l != nil && lg.execs[m] > 0 {
 			// The dependency honours the logical identity: the repeat is answered from its
 			// idempotency record instead of being applied again.
-			apply = l.execute(a.wall(), identity.Key(strconv.FormatInt(lg.id, 36)), !lg.recorded[st.mutation])
-			lg.recorded[st.mutation] = true
+			apply = l.execute(a.wall(), identity.Key(strconv.FormatInt(lg.id, 36)), !lg.recorded[m])
+			lg.recorded[m] = true
 		}
 		if apply {
 			lg.mutated = true
-			lg.execs[st.mutation]++
-			if lg.execs[st.mutation] > 1 {
-				a.rec.Duplicate(now, mutationKinds[st.mutation])
+			lg.execs[m]++
+			if lg.execs[m] > 1 {
+				a.rec.Duplicate(now, mutationKinds[m])
 			}
 		}
 	}

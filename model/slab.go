@@ -101,7 +101,8 @@ type call struct {
 	num        int32
 	tpos       uint32 // position of its timeout in the dependency's timer queue
 	state      uint8
-	callerGone bool // the calling attempt stopped waiting for it
+	mutation   uint8 // the mutation its stage applies, mutNone if none
+	callerGone bool  // the calling attempt stopped waiting for it
 	err        bool
 }
 
