@@ -1,5 +1,6 @@
-// Package sim is goodput's discrete-event engine: a typed event queue (a radix heap) ordered by (time, seq), a
-// virtual clock, lazily cancellable timers and named, seeded random streams.
+// Package sim is goodput's discrete-event engine: a typed event queue ordered by (time, seq)
+// (a timing wheel kept in exact order), a virtual clock, lazily cancellable timers and named,
+// seeded random streams.
 //
 // A [Sim] runs on one goroutine and never reads the wall clock. Components implement [Handler]
 // once and are scheduled with [Sim.Schedule]; an [Event] carries a small typed payload (a kind

@@ -37,15 +37,15 @@ type Timer uint64
 // Sim is the event loop and virtual clock of one experiment arm. It is not safe for concurrent
 // use: run one Sim per goroutine.
 //
-// Pending events are 16-byte keys (time, then scheduling order) in a radix heap, over a slab
-// of payloads reused through a free list; see [Sim.Schedule].
+// Pending events are ordered by time, then scheduling order, in a timing wheel whose buckets
+// are threaded through a slab of payloads reused through a free list; see [Sim.Schedule].
 type Sim struct {
 	start     time.Time
 	now       time.Duration
 	wall      time.Time     // Now's result at wallAt, kept for the many calls of one event
 	wallAt    time.Duration //
 	seq       uint32        // scheduling order of the last event scheduled
-	q         radix
+	q         wheel
 	slots     []slot
 	free      uint32 // head of the free slots, threaded through slot.next; 0: none (slot i+1 is slots[i])
 	processed uint64
@@ -66,9 +66,11 @@ func (a key) less(b key) bool { return a.at < b.at || (a.at == b.at && a.ord < b
 type slot struct {
 	h         Handler
 	id        int64
+	at        time.Duration // while in a wheel bucket: the key's time and seq
 	kind      int32
 	gen       uint32
-	next      uint32 // free list: the next free slot + 1, or 0
+	next      uint32 // free list or wheel bucket: the next slot + 1, or 0
+	seq       uint32
 	pending   bool
 	cancelled bool
 }
@@ -132,12 +134,12 @@ func (s *Sim) ScheduleAt(at time.Duration, h Handler, kind int32, id int64) Time
 	s.free = sl.next
 	sl.gen++
 	sl.h, sl.id, sl.kind, sl.pending, sl.cancelled = h, id, kind, true, false
-	s.q.push(key{at: at, ord: uint64(s.seq)<<32 | uint64(i)})
+	s.q.push(key{at: at, ord: uint64(s.seq)<<32 | uint64(i)}, s.slots)
 	return Timer(uint64(sl.gen)<<32 | uint64(i))
 }
 
 // Cancel stops a scheduled event from being delivered. Cancellation is lazy: the event stays in
-// the heap and is discarded when it reaches the top. Cancelling a delivered or unknown timer is
+// the queue and is discarded when its turn comes. Cancelling a delivered or unknown timer is
 // a no-op.
 func (s *Sim) Cancel(t Timer) {
 	i, gen := uint32(t), uint32(t>>32)
@@ -152,7 +154,7 @@ func (s *Sim) Cancel(t Timer) {
 // It reports whether an event was delivered.
 func (s *Sim) Step(until time.Duration) bool {
 	for {
-		k, ok := s.q.popUntil(until)
+		k, ok := s.q.popUntil(until, s.slots)
 		if !ok {
 			return false
 		}
@@ -189,12 +191,12 @@ func (s *Sim) String() string {
 
 // renumber gives the pending events the sequence numbers 1, 2, … in their current order, so
 // that scheduling order keeps fitting in 32 bits however long a run lasts. The relative
-// order of every pair is unchanged, so the heap stays a heap.
+// order of every pair is unchanged, so the queue stays in order.
 func (s *Sim) renumber() {
 	ords := s.q.order[:0]
-	s.q.each(func(k *key) { ords = append(ords, key{ord: k.ord}) })
+	s.q.each(s.slots, func(k *key) { ords = append(ords, key{ord: k.ord}) })
 	slices.SortFunc(ords, func(a, b key) int { return cmp.Compare(a.ord, b.ord) })
-	s.q.each(func(k *key) {
+	s.q.each(s.slots, func(k *key) {
 		r, _ := slices.BinarySearchFunc(ords, k.ord, func(e key, t uint64) int { return cmp.Compare(e.ord, t) })
 		k.ord = uint64(r+1)<<32 | k.ord&math.MaxUint32
 	})

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"cmp"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -252,4 +253,41 @@ func firstDiff[T comparable](a, b []T) []T {
 		}
 	}
 	return nil
+}
+
+func TestOrderAtWheelBoundaries(t *testing.T) {
+	// Times on either side of a bucket's edge, of the wheel's span and of the overflow,
+	// scheduled in a scrambled order and again from handlers: delivery is (time, seq).
+	const bucket = time.Duration(1) << bucketShift
+	const span = bucket * wheelSize
+	var base []time.Duration
+	for _, edge := range []time.Duration{bucket, 2 * bucket, span - bucket, span, span + bucket, 2 * span, 3*span + 7*bucket} {
+		base = append(base, edge-1, edge, edge+1)
+	}
+	s := New(time.Time{})
+	type got struct {
+		at time.Duration
+		id int64
+	}
+	var out []got
+	var want []got
+	var h HandlerFunc
+	h = func(s *Sim, e Event) {
+		out = append(out, got{e.At, e.ID})
+		if e.ID < 1000 { // each first-round event schedules one more, the same distance on
+			d := base[(int(e.ID)*7)%len(base)]
+			id := 1000 + e.ID
+			s.Schedule(d, h, 0, id)
+			want = append(want, got{e.At + d, id})
+		}
+	}
+	for i, j := 0, 0; i < 3*len(base); i, j = i+1, (j+5)%len(base) {
+		s.Schedule(base[j], h, 0, int64(i))
+		want = append(want, got{base[j], int64(i)})
+	}
+	s.Run(10 * span)
+	slices.SortStableFunc(want, func(a, b got) int { return cmp.Compare(a.at, b.at) })
+	if !slices.Equal(out, want) {
+		t.Fatalf("delivered %d of %d; first difference (got, want): %v", len(out), len(want), firstDiff(out, want))
+	}
 }
