@@ -160,15 +160,16 @@ func TestOrderSurvivesRenumbering(t *testing.T) {
 	s := New(time.Time{})
 	s.seq = math.MaxUint32 - 3
 	r := &recorder{}
-	for i := range 8 {
-		s.Schedule(time.Duration(i%2)*time.Millisecond, r, 0, int64(i))
+	// Now, a millisecond and three seconds ahead: the run, a wheel bucket and the overflow.
+	for i := range 9 {
+		s.Schedule([]time.Duration{0, time.Millisecond, 3 * time.Second}[i%3], r, 0, int64(i))
 	}
-	s.Run(time.Second)
+	s.Run(time.Minute)
 	var ids []int64
 	for _, e := range r.got {
 		ids = append(ids, e.ID)
 	}
-	if want := []int64{0, 2, 4, 6, 1, 3, 5, 7}; !slices.Equal(ids, want) {
+	if want := []int64{0, 3, 6, 1, 4, 7, 2, 5, 8}; !slices.Equal(ids, want) {
 		t.Fatalf("order = %v, want %v", ids, want)
 	}
 }
