@@ -408,6 +408,18 @@ func (q *Queue[T]) OldestAge(t time.Time) time.Duration {
 	return 0
 }
 
+// Peek returns the oldest queued item without removing it: the item Pop serves next,
+// unless Pop drops it or serves the newest instead (adaptive LIFO). It does not change the
+// queue.
+func (q *Queue[T]) Peek() (item T, ok bool) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.n == 0 {
+		return item, false
+	}
+	return q.buf[q.head].item, true
+}
+
 // Len returns the number of queued items, doomed ones included.
 func (q *Queue[T]) Len() int {
 	q.mu.Lock()

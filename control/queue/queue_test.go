@@ -240,6 +240,32 @@ func TestOldestAgeSkipsDoomed(t *testing.T) {
 	}
 }
 
+func TestPeekShowsOldestAndKeepsIt(t *testing.T) {
+	q := mustNew[int](t, Config{Capacity: 4})
+	if _, ok := q.Peek(); ok {
+		t.Fatal("Peek on an empty queue: ok")
+	}
+	for i, item := range []int{7, 8, 9, 10, 11} { // the fifth wraps the ring
+		if i == 4 {
+			if got, _ := q.Pop(t0, nil); got != 7 {
+				t.Fatalf("Pop = %d, want 7", got)
+			}
+		}
+		if err := q.Push(t0.Add(ms(i)), item, time.Time{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, want := range []int{8, 9, 10, 11} {
+		got, ok := q.Peek()
+		if !ok || got != want || q.Len() != 12-want {
+			t.Fatalf("Peek = %d, %v with %d queued; want %d, true with %d", got, ok, q.Len(), want, 12-want)
+		}
+		if popped, _ := q.Pop(t0.Add(ms(5)), nil); popped != got {
+			t.Fatalf("Pop = %d after Peek = %d", popped, got)
+		}
+	}
+}
+
 func TestPrune(t *testing.T) {
 	q := mustNew[int](t, Config{Expected: ms(100)})
 	for i, dl := range []int{1000, 150, 2000, 120, 0, 3000, 110} {
