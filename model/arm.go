@@ -12,6 +12,7 @@ import (
 	"goodput/control/identity"
 	"goodput/control/queue"
 	"goodput/control/readiness"
+	"goodput/internal/prefetch"
 	"goodput/packet"
 	"goodput/scenario"
 	"goodput/sim"
@@ -691,6 +692,9 @@ func (a *arm) pump(ii int32) {
 			break
 		}
 		in.queued--
+		if next, ok := in.q.Peek(); ok {
+			a.prefetchAttempt(next)
+		}
 		ai, _ := unref(id)
 		at, r := a.sl.attRec(ai)
 		if at.cancelled {
@@ -1054,6 +1058,9 @@ func (a *arm) grantConns(ii int32, dep int32) {
 			pl.waiting = 0
 			break
 		}
+		if next, ok := pl.waiters.peek(); ok {
+			a.prefetchCall(next)
+		}
 		ci, gen := unref(id)
 		c, r := a.sl.callRec(ci)
 		if c.gen != gen || c.state != callWaitConn {
@@ -1181,4 +1188,24 @@ func (a *arm) stageFailed(ai int32, c cause) {
 		c = causeError // the service answers its caller with an error
 	}
 	a.finishAttempt(ai, at, lg, c, true)
+}
+
+// prefetchAttempt asks for attempt ref id's object to be loaded: it is next in a FIFO and
+// will be read when its turn comes, by then most likely out of cache. A record's own
+// attempt brings its whole record (the request and call are read with it).
+func (a *arm) prefetchAttempt(id int64) {
+	if i, _ := unref(id); i >= inline {
+		prefetch.Object(a.sl.recs.at(i - inline))
+	} else {
+		prefetch.Object(a.sl.atts.at(i))
+	}
+}
+
+// prefetchCall is prefetchAttempt for call ref id.
+func (a *arm) prefetchCall(id int64) {
+	if i, _ := unref(id); i >= inline {
+		prefetch.Object(a.sl.recs.at(i - inline))
+	} else {
+		prefetch.Object(a.sl.calls.at(i))
+	}
 }

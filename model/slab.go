@@ -125,6 +125,14 @@ func (r *ring) push(x int64) {
 	r.n++
 }
 
+// peek returns the oldest ref without removing it.
+func (r *ring) peek() (int64, bool) {
+	if r.n == 0 {
+		return 0, false
+	}
+	return r.buf[r.head], true
+}
+
 func (r *ring) pop() (int64, bool) {
 	if r.n == 0 {
 		return 0, false

@@ -60,3 +60,25 @@ func TestSlabsInlineThenOverflow(t *testing.T) {
 		t.Fatalf("live attempts %d, calls %d, requests %d; want 2, 2, 1", s.attLive, s.callLive, s.lgLive)
 	}
 }
+
+func TestRingPeekIsNextPop(t *testing.T) {
+	var r ring
+	if _, ok := r.peek(); ok {
+		t.Fatal("peek on an empty ring: ok")
+	}
+	for i := int64(1); i <= 40; i++ { // grows past its first 16 slots while wrapped
+		r.push(i)
+		if i%3 == 0 {
+			p, _ := r.peek()
+			if x, _ := r.pop(); x != p {
+				t.Fatalf("pop = %d after peek = %d", x, p)
+			}
+		}
+	}
+	for r.n > 0 {
+		p, _ := r.peek()
+		if x, _ := r.pop(); x != p {
+			t.Fatalf("pop = %d after peek = %d", x, p)
+		}
+	}
+}

@@ -123,7 +123,20 @@ func (a *arm) fireQueue(qi int) {
 	q.armed = false
 	if q.n > 0 {
 		q.armed = true
-		a.s.ScheduleAt(q.peek().at, a, evTimerQueue, int64(qi))
+		next := q.peek()
+		a.s.ScheduleAt(next.at, a, evTimerQueue, int64(qi))
+		a.prefetchTimer(q.kind, next.id)
+	}
+}
+
+// prefetchTimer asks for the object of the next timer of a queue to be loaded: when the
+// timer fires, a timeout reads it, long after anything else has.
+func (a *arm) prefetchTimer(kind int32, id int64) {
+	switch kind {
+	case evEntryTimeout:
+		a.prefetchAttempt(id)
+	case evCallTimeout:
+		a.prefetchCall(id)
 	}
 }
 
