@@ -25,6 +25,8 @@ const (
 	wheelMask   = wheelSize - 1
 )
 
+// wheel is that queue. The zero value is empty and ready; the bucket heads are allocated
+// on the first push into the wheel.
 type wheel struct {
 	cur   int64 // absolute bucket of the run: every key in the wheel is in (cur, cur+wheelSize)
 	run   []key // keys of buckets ≤ cur, sorted: run[head:]
