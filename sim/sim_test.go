@@ -195,7 +195,7 @@ func TestOrderMatchesSortedOrder(t *testing.T) {
 	// be delivered in exactly (time, scheduling order).
 	delays := []time.Duration{0, time.Nanosecond, time.Microsecond, 900 * time.Microsecond,
 		time.Millisecond, 3 * time.Millisecond, 400 * time.Millisecond, time.Second,
-		1100 * time.Millisecond, 7 * time.Second, 3 * time.Minute}
+		1100 * time.Millisecond, 7 * time.Second, 3 * time.Minute, 10 * time.Hour}
 	for trial := range 40 {
 		rng := rand.New(rand.NewPCG(uint64(trial), 9))
 		s := New(time.Time{})
@@ -228,7 +228,7 @@ func TestOrderMatchesSortedOrder(t *testing.T) {
 		}
 		for until := time.Duration(0); s.Pending() > 0; until += time.Duration(rng.Int64N(int64(2 * time.Second))) {
 			s.Run(until)
-			if rng.IntN(3) == 0 {
+			if rng.IntN(3) == 0 && len(scheduled) < 4000 {
 				sched(pick()) // from outside, at the clock Run left
 			}
 		}
@@ -290,5 +290,37 @@ func TestOrderAtWheelBoundaries(t *testing.T) {
 	slices.SortStableFunc(want, func(a, b got) int { return cmp.Compare(a.at, b.at) })
 	if !slices.Equal(out, want) {
 		t.Fatalf("delivered %d of %d; first difference (got, want): %v", len(out), len(want), firstDiff(out, want))
+	}
+}
+
+func TestRunStaysShortBeforeAFarEvent(t *testing.T) {
+	// One event a day ahead while near events stream through in short Runs, scheduled from
+	// outside after each stop and from handlers: the queue keeps no more than the events
+	// pending, and delivers them in order.
+	s := New(time.Time{})
+	var last time.Duration
+	n := 0
+	var h HandlerFunc
+	h = func(s *Sim, e Event) {
+		if e.At < last {
+			t.Fatalf("event at %v after one at %v", e.At, last)
+		}
+		last = e.At
+		n++
+		if e.ID > 0 {
+			s.Schedule(300*time.Microsecond, h, 0, e.ID-1)
+		}
+	}
+	s.Schedule(24*time.Hour, h, 0, 0)
+	for until := time.Millisecond; until < 20*time.Second; until += time.Millisecond {
+		s.Schedule(0, h, 0, 3) // now, and three more each 300 µs on
+		s.Run(until)
+		if s.q.n > 16 || cap(s.q.run) > 64 {
+			t.Fatalf("at %v: %d pending, run holds %d (capacity %d)", until, s.q.n, len(s.q.run), cap(s.q.run))
+		}
+	}
+	s.Run(25 * time.Hour)
+	if want := 4*20000 - 4 + 1; n != want {
+		t.Fatalf("delivered %d events, want %d", n, want)
 	}
 }

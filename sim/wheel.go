@@ -12,7 +12,8 @@ import (
 // events' slots, with a two-level bitmap of the non-empty buckets. Events further ahead
 // wait in an overflow heap. The current bucket's events (and any event scheduled at or
 // before it) sit sorted in the run, and are popped from there; when the run is empty the
-// next non-empty bucket, of the wheel or of the overflow, is moved into it and sorted.
+// next non-empty bucket, of the wheel or of the overflow, is moved into it and sorted, once
+// the engine runs to a time in or after that bucket.
 //
 // A push is a few instructions and touches the event's slot and one word of bucket heads;
 // an event moves once, into the run, where the radix heap this replaced moved it about ten
@@ -79,7 +80,7 @@ func (q *wheel) insertRun(k key) {
 
 // popUntil removes and returns the least key if its time is at or before until.
 func (q *wheel) popUntil(until time.Duration, slots []slot) (key, bool) {
-	if q.head == len(q.run) && !q.advance(slots) {
+	if q.head == len(q.run) && !q.advance(until, slots) {
 		return key{}, false
 	}
 	k := q.run[q.head]
@@ -95,25 +96,32 @@ func (q *wheel) popUntil(until time.Duration, slots []slot) (key, bool) {
 	return k, true
 }
 
-// advance moves the next non-empty bucket into the empty run. It reports false if no event
-// is pending.
-func (q *wheel) advance(slots []slot) bool {
+// advance moves the next non-empty bucket into the empty run, if it begins at or before
+// until. It reports false if it did not: no event is pending, or none is due by until. So the
+// run's bucket never starts after the clock's next stop, and the events scheduled after a
+// stop (at or after it) are never earlier than the run's bucket; they land in the wheel or
+// at the run's end, not in front of a run of later events.
+func (q *wheel) advance(until time.Duration, slots []slot) bool {
 	next, inWheel := int64(0), false
 	if w := q.nextBucket(uint32(q.cur+1) & wheelMask); w >= 0 {
 		next, inWheel = q.cur+int64((uint32(w)-uint32(q.cur))&wheelMask), true
 	}
 	if len(q.over) > 0 {
-		if b := int64(q.over[0].at) >> bucketShift; !inWheel || b < next {
+		b := int64(q.over[0].at) >> bucketShift
+		if !inWheel || b < next {
 			next, inWheel = b, false
-		} else if b == next {
+		}
+		if next > int64(until)>>bucketShift {
+			return false
+		}
+		if b == next {
 			q.drainOverflow(b)
 		}
 		if !inWheel {
 			q.cur = next
-			q.drainOverflow(next)
 			return true // the overflow heap gives its keys in order
 		}
-	} else if !inWheel {
+	} else if !inWheel || next > int64(until)>>bucketShift {
 		return false
 	}
 	q.cur = next
