@@ -137,8 +137,9 @@ type arm struct {
 	tqs                                []timerQueue
 	tqEntry, tqDep, tqClass, tqReserve int
 
-	hooks *hooks
-	hs    handles // the recorder's, by index
+	hooks   *hooks
+	armDone func(arm string, events uint64) // Options.ArmDone
+	hs      handles                         // the recorder's, by index
 
 	// Connections in use to the trigger dependency, and their integral over the tick.
 	trigInUse int

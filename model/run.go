@@ -23,6 +23,10 @@ type Options struct {
 	// slowest arm and the total to do (the scenario's duration). It is called from the
 	// arms' goroutines, one call at a time.
 	Progress func(done, total time.Duration)
+	// ArmDone, when set, is called once per arm as it finishes, with the number of events
+	// its engine delivered: for benchmarks and run logs. It is called from the arms'
+	// goroutines, possibly at the same time.
+	ArmDone func(arm string, events uint64)
 }
 
 // Run replays the scenario: one arm per declared policy, each on its own [sim.Sim] and
@@ -42,8 +46,6 @@ type hooks struct {
 	// when its terminal state is recorded.
 	rejected func(arm string, id int64)
 	terminal func(arm string, id int64, out packet.Outcome)
-	// done is called once per arm at the end with the number of events it processed.
-	done func(arm string, events uint64)
 }
 
 func run(ctx context.Context, sc *scenario.Scenario, opts Options, h *hooks) (*packet.Packet, error) {
@@ -58,6 +60,7 @@ func run(ctx context.Context, sc *scenario.Scenario, opts Options, h *hooks) (*p
 			return nil, fmt.Errorf("model: arm %s: %w", ad.Name, err)
 		}
 		a.hooks = h
+		a.armDone = opts.ArmDone
 		arms[i] = a
 	}
 
@@ -289,8 +292,8 @@ func (a *arm) run(ctx context.Context, progress func(time.Duration)) (packet.Arm
 	if a.sl.lgLive > 0 {
 		a.unfinished()
 	}
-	if a.hooks != nil && a.hooks.done != nil {
-		a.hooks.done(a.name, a.s.Processed())
+	if a.armDone != nil {
+		a.armDone(a.name, a.s.Processed())
 	}
 	return a.rec.Finish(p.objectives), nil
 }
