@@ -8,6 +8,9 @@
 //	goodput verify FILE.packet.yaml
 //	goodput schema scenario|incident
 //	goodput incident check|render|site …
+//
+// default.pgo beside this file is a CPU profile of the Northstar replay; go build and go run
+// use it for profile-guided optimisation (docs/benchmarks.md says how to refresh it).
 package main
 
 import (
