@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"sync"
@@ -173,6 +174,39 @@ func TestDeterminism(t *testing.T) {
 	}
 	if c := encode(4); bytes.Equal(a, c) {
 		t.Fatal("seeds 3 and 4 gave the same packet")
+	}
+}
+
+// TestArmDone: Options.ArmDone hears from every arm once, with the events its engine
+// delivered — at least one arrival and one completion per admitted request, and the same
+// count on a second run.
+func TestArmDone(t *testing.T) {
+	sc := decode(t, small)
+	count := func() map[string]uint64 {
+		var mu sync.Mutex
+		got := map[string]uint64{}
+		calls := 0
+		pk, err := Run(context.Background(), sc, Options{Seed: 3, ArmDone: func(arm string, events uint64) {
+			mu.Lock()
+			defer mu.Unlock()
+			got[arm] += events
+			calls++
+		}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if calls != len(pk.Arms) {
+			t.Fatalf("ArmDone called %d times for %d arms", calls, len(pk.Arms))
+		}
+		for _, a := range pk.Arms {
+			if least := uint64(a.Totals.Offered + a.Totals.Admitted); got[a.Name] < least {
+				t.Errorf("%s: %d events for %d offered and %d admitted requests", a.Name, got[a.Name], a.Totals.Offered, a.Totals.Admitted)
+			}
+		}
+		return got
+	}
+	if a, b := count(), count(); !maps.Equal(a, b) {
+		t.Errorf("event counts differ between two runs: %v and %v", a, b)
 	}
 }
 
