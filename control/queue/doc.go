@@ -55,6 +55,7 @@
 //		r.Fail(why.String()) // expired, deadline, age or codel
 //	})
 //
-// A Queue is safe for concurrent use. Push and Pop do not allocate once the
+// A Queue is safe for concurrent use, unless Config.Unsynchronized drops its
+// lock for a single goroutine (a simulator). Push and Pop do not allocate once the
 // ring buffer has grown to the queue's working size.
 package queue

@@ -11,13 +11,16 @@ import (
 	"goodput/control/internal/nanotime"
 )
 
-// Sentinel errors returned by [Queue.Push].
+// Sentinel errors returned by [Queue.Push] and [Queue.Bypass].
 var (
 	// ErrFull: the queue holds Capacity items.
 	ErrFull = errors.New("queue: full")
 	// ErrDeadline: the item's deadline has passed or leaves less than
 	// Expected for service after dequeue.
 	ErrDeadline = errors.New("queue: deadline cannot be met")
+	// ErrNotEmpty, from [Queue.Bypass]: items are queued, so the item must
+	// wait its turn.
+	ErrNotEmpty = errors.New("queue: not empty")
 )
 
 // Reason says why [Queue.Pop] or [Queue.Prune] dropped an item.
@@ -77,6 +80,10 @@ type Config struct {
 	// an item whose deadline leaves less than this is refused by Push and
 	// dropped by Pop. Zero drops only expired items.
 	Expected time.Duration
+	// Unsynchronized drops the queue's lock, for a queue that only one
+	// goroutine ever uses (a simulator's): the queue is then not safe for
+	// concurrent use, and each call saves an uncontended lock and unlock.
+	Unsynchronized bool
 }
 
 // Validate reports the first problem with c.
@@ -140,7 +147,8 @@ const noDeadline = math.MaxInt64
 // health signal: the age of the oldest item still useful.
 //
 // Items live in a ring buffer that grows by doubling, so a queue in steady
-// state does not allocate. A Queue is safe for concurrent use. Pop and Prune
+// state does not allocate. A Queue is safe for concurrent use (unless
+// Config.Unsynchronized says only one goroutine uses it). Pop and Prune
 // call their drop function without holding the queue's lock.
 type Queue[T any] struct {
 	mu       sync.Mutex
@@ -157,6 +165,19 @@ type Queue[T any] struct {
 	congested   bool
 
 	stats Stats
+}
+
+// lock and unlock guard the queue's state unless Config.Unsynchronized is set.
+func (q *Queue[T]) lock() {
+	if !q.cfg.Unsynchronized {
+		q.mu.Lock()
+	}
+}
+
+func (q *Queue[T]) unlock() {
+	if !q.cfg.Unsynchronized {
+		q.mu.Unlock()
+	}
 }
 
 // New returns an empty queue for cfg, or the error from [Config.Validate].
@@ -176,8 +197,8 @@ func New[T any](cfg Config) (*Queue[T], error) {
 // Config.Expected (or has passed), and [ErrFull] when the queue holds
 // Capacity items; in both cases the item is not queued.
 func (q *Queue[T]) Push(now time.Time, item T, deadline time.Time) error {
-	q.mu.Lock()
-	defer q.mu.Unlock()
+	q.lock()
+	defer q.unlock()
 	n := q.clock.Nanos(now)
 	dl := int64(noDeadline)
 	if !deadline.IsZero() {
@@ -198,6 +219,36 @@ func (q *Queue[T]) Push(now time.Time, item T, deadline time.Time) error {
 	q.n++
 	q.stats.Pushed++
 	q.stats.MaxLen = max(q.stats.MaxLen, q.n)
+	return nil
+}
+
+// Bypass accounts for an item that arrives at now to find the queue empty and a worker
+// free, and goes straight to the worker: it does what Push followed at once by Pop would
+// do (the same deadline check and [ErrDeadline], the same counts, CoDel's observation of
+// an age of zero) without storing the item. It returns [ErrNotEmpty], and changes
+// nothing, when items are queued: they are served first, so push the item instead.
+func (q *Queue[T]) Bypass(now time.Time, deadline time.Time) error {
+	q.lock()
+	defer q.unlock()
+	if q.n > 0 {
+		return ErrNotEmpty
+	}
+	n := q.clock.Nanos(now)
+	if !deadline.IsZero() {
+		if left := q.clock.Nanos(deadline) - n; left <= 0 || left < int64(q.cfg.Expected) {
+			q.stats.RejectedDeadline++
+			return ErrDeadline
+		}
+	}
+	// Push and Pop of the only item: it is not doomed (the deadline check above is Pop's
+	// too, and it has waited for nothing), and at age zero CoDel drops nothing.
+	q.stats.Pushed++
+	q.stats.MaxLen = max(q.stats.MaxLen, 1)
+	q.observe(n, 0)
+	q.stats.Popped++
+	if q.congested && q.cfg.AdaptiveLIFO {
+		q.stats.LIFO++
+	}
 	return nil
 }
 
@@ -289,8 +340,8 @@ const (
 // step removes one item under the lock: the next item to serve, or one item
 // to drop.
 func (q *Queue[T]) step(t time.Time) (item T, r Reason, o outcome) {
-	q.mu.Lock()
-	defer q.mu.Unlock()
+	q.lock()
+	defer q.unlock()
 	now := q.clock.Nanos(t)
 	if q.n == 0 {
 		q.observe(now, 0)
@@ -370,8 +421,8 @@ func (q *Queue[T]) Prune(now time.Time, drop func(item T, r Reason)) int {
 
 // pruneOne removes the first doomed item at position from or later.
 func (q *Queue[T]) pruneOne(t time.Time, from int) (item T, r Reason, next int, ok bool) {
-	q.mu.Lock()
-	defer q.mu.Unlock()
+	q.lock()
+	defer q.unlock()
 	now := q.clock.Nanos(t)
 	for i := from; i < q.n; i++ {
 		r, doomed := q.doom(&q.buf[q.index(i)], now)
@@ -396,8 +447,8 @@ func (q *Queue[T]) pruneOne(t time.Time, from int) (item T, r Reason, next int, 
 // skipped (Pop would drop them). It returns 0 when no item is useful. It does
 // not change the queue.
 func (q *Queue[T]) OldestAge(t time.Time) time.Duration {
-	q.mu.Lock()
-	defer q.mu.Unlock()
+	q.lock()
+	defer q.unlock()
 	now := q.clock.Nanos(t)
 	for i := range q.n {
 		e := &q.buf[q.index(i)]
@@ -412,8 +463,8 @@ func (q *Queue[T]) OldestAge(t time.Time) time.Duration {
 // unless Pop drops it or serves the newest instead (adaptive LIFO). It does not change the
 // queue.
 func (q *Queue[T]) Peek() (item T, ok bool) {
-	q.mu.Lock()
-	defer q.mu.Unlock()
+	q.lock()
+	defer q.unlock()
 	if q.n == 0 {
 		return item, false
 	}
@@ -422,23 +473,23 @@ func (q *Queue[T]) Peek() (item T, ok bool) {
 
 // Len returns the number of queued items, doomed ones included.
 func (q *Queue[T]) Len() int {
-	q.mu.Lock()
-	defer q.mu.Unlock()
+	q.lock()
+	defer q.unlock()
 	return q.n
 }
 
 // SetExpected changes Config.Expected, for example when the measured
 // service time moves. Negative values are treated as 0.
 func (q *Queue[T]) SetExpected(d time.Duration) {
-	q.mu.Lock()
+	q.lock()
 	q.cfg.Expected = max(d, 0)
-	q.mu.Unlock()
+	q.unlock()
 }
 
 // Stats returns a snapshot of the queue's counters.
 func (q *Queue[T]) Stats() Stats {
-	q.mu.Lock()
-	defer q.mu.Unlock()
+	q.lock()
+	defer q.unlock()
 	s := q.stats
 	s.Len = q.n
 	s.Congested = q.congested

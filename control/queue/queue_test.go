@@ -548,3 +548,72 @@ func TestInstantsFarFromToday(t *testing.T) {
 		t.Error("an item 400 years old was served")
 	}
 }
+
+// TestBypassIsPushThenPop runs random operations on two queues of one random configuration;
+// where one queue takes an item with Bypass, the other pushes it and pops it at once. Their
+// answers, their drops and their Stats must stay identical throughout, and Bypass must
+// refuse, changing nothing, while items are queued.
+func TestBypassIsPushThenPop(t *testing.T) {
+	bypassed := 0
+	for seed := range uint64(200) {
+		r := rand.New(rand.NewPCG(seed, 11))
+		cfg := Config{Capacity: r.IntN(3) * r.IntN(8), Unsynchronized: r.IntN(2) == 0}
+		if r.IntN(2) == 0 {
+			cfg.MaxAge = ms(20 + r.IntN(100))
+		}
+		if r.IntN(2) == 0 {
+			cfg.Target = ms(1 + r.IntN(10))
+			cfg.Interval = ms(r.IntN(60))
+			cfg.AdaptiveLIFO = r.IntN(2) == 0
+		}
+		cfg.Expected = ms(r.IntN(3) * 10)
+		a, b := mustNew[int](t, cfg), mustNew[int](t, cfg)
+		now := t0
+		for step := range 500 {
+			now = now.Add(ms(r.IntN(6)))
+			var dl time.Time
+			if r.IntN(2) == 0 {
+				dl = now.Add(ms(r.IntN(60)))
+			}
+			switch k := r.IntN(10); {
+			case k < 4: // an arrival that would go straight to a free worker
+				errA := a.Bypass(now, dl)
+				if b.Len() > 0 {
+					if !errors.Is(errA, ErrNotEmpty) {
+						t.Fatalf("seed %d step %d: Bypass with %d queued = %v, want ErrNotEmpty", seed, step, b.Len(), errA)
+					}
+					break
+				}
+				errB := b.Push(now, step, dl)
+				if errB == nil {
+					if item, ok := b.Pop(now, func(int, Reason) { t.Fatalf("seed %d step %d: the only item dropped", seed, step) }); !ok || item != step {
+						t.Fatalf("seed %d step %d: Pop after Push = %d, %v", seed, step, item, ok)
+					}
+				}
+				if errA != errB {
+					t.Fatalf("seed %d step %d: Bypass = %v, Push = %v", seed, step, errA, errB)
+				}
+				if errA == nil {
+					bypassed++
+				}
+			case k < 7:
+				if errA, errB := a.Push(now, step, dl), b.Push(now, step, dl); errA != errB {
+					t.Fatalf("seed %d step %d: Push = %v and %v", seed, step, errA, errB)
+				}
+			default:
+				var dropsA, dropsB []dropped
+				itemA, okA := a.Pop(now, func(item int, r Reason) { dropsA = append(dropsA, dropped{item, r}) })
+				itemB, okB := b.Pop(now, func(item int, r Reason) { dropsB = append(dropsB, dropped{item, r}) })
+				if itemA != itemB || okA != okB || !slices.Equal(dropsA, dropsB) {
+					t.Fatalf("seed %d step %d: Pop = %d %v %v and %d %v %v", seed, step, itemA, okA, dropsA, itemB, okB, dropsB)
+				}
+			}
+			if sa, sb := a.Stats(), b.Stats(); sa != sb {
+				t.Fatalf("seed %d step %d: stats\n%+v\n%+v", seed, step, sa, sb)
+			}
+		}
+	}
+	if bypassed < 1000 {
+		t.Fatalf("only %d items bypassed the queue: the test does not exercise Bypass", bypassed)
+	}
+}
