@@ -668,6 +668,22 @@ func (a *arm) enqueue(ai int32, at *attempt, lg *logical) {
 	if a.pol.propagate {
 		dl = a.s.At(a.deadline(lg))
 	}
+	if ii := at.inst; in.queued == 0 && in.busy < in.workers && !in.starting {
+		// An idle worker and nothing queued: the attempt starts at once. Bypass counts it
+		// through the queue as Push and Pop would (pump is not running, so nothing else
+		// would start first).
+		switch err := in.q.Bypass(a.wall(), dl); err {
+		case nil:
+			in.starting = true
+			a.start(ai, at, lg)
+			in.starting = false
+			a.pump(ii) // attempts queued meanwhile, as pump's loop would take them
+			return
+		case queue.ErrDeadline:
+			a.finishAttempt(ai, at, lg, causeExpired, false)
+			return
+		}
+	}
 	if err := in.q.Push(a.wall(), ref(ai, at.gen), dl); err != nil {
 		c := causeOverload
 		if err == queue.ErrDeadline {
@@ -769,8 +785,12 @@ func (a *arm) runStage(ai int32, at *attempt, lg *logical) {
 			scale := a.svcs[in.svc].workFactor / in.factor
 			var d float64
 			for {
-				u := a.draw(st.workPurp, lg.id, at.num, at.stage, 0)
-				d += float64(st.work.quantile(u)) * scale
+				if st.work.kind == scenario.DistConstant {
+					d += float64(st.work.constant) * scale // no draw: it would not change d
+				} else {
+					u := a.draw(st.workPurp, lg.id, at.num, at.stage, 0)
+					d += float64(st.work.quantile(u)) * scale
+				}
 				next := int(at.stage) + 1
 				if next >= len(cp.stages) || !cp.stages[next].hasWork {
 					break

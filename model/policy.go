@@ -78,6 +78,8 @@ func newPolicy(p *plan, sc *scenario.Scenario, pol scenario.Policy, start time.T
 				Target:       q.Target.Std(),
 				Interval:     q.Interval.Std(),
 				AdaptiveLIFO: q.AdaptiveLIFO,
+				// An arm is one goroutine.
+				Unsynchronized: true,
 			}
 			if rt.propagate {
 				c.Expected = expected
@@ -85,7 +87,9 @@ func newPolicy(p *plan, sc *scenario.Scenario, pol scenario.Policy, start time.T
 			return c
 		}
 	} else {
-		rt.queueCfg = func(capacity int) queue.Config { return queue.Config{Capacity: capacity} }
+		rt.queueCfg = func(capacity int) queue.Config {
+			return queue.Config{Capacity: capacity, Unsynchronized: true} // an arm is one goroutine
+		}
 	}
 	if a := pol.Admission; a != nil {
 		limit := 2 * p.maxWorkers
