@@ -906,21 +906,35 @@ func (a *arm) startCall(ai int32, at *attempt, lg *logical) {
 	c.asked = now
 	lg.live++
 	at.call = ci
-	switch {
-	case a.pol.derived && a.pol.cancel:
-		// Every call of the request times out at the same instant, its deadline minus the
-		// reserve; with cancellation no other attempt of it is left running, so one timer
-		// per request (evReserve, set at arrival) serves all its calls.
-	case timeout > 0:
-		c.tpos = a.after(a.tqDep+st.dep, timeout, ref(ci, c.gen))
-	}
+	// Every call of a request times out at the same instant, its deadline minus the
+	// reserve, when timeouts are derived and cancellation is on: no other attempt of it is
+	// left running, so one timer per request (evReserve, set at arrival) serves all its
+	// calls. Otherwise the call has its own timer.
+	timed := timeout > 0 && !(a.pol.derived && a.pol.cancel)
 	in := &a.insts[at.inst]
 	pl := &in.pools[st.dep]
 	if pl.inUse < poolCap(dp.pool, in.factor) {
 		pl.inUse++
 		a.connUse(st.dep, 1)
+		if dr := &a.deps[st.dep]; dp.concurrency == 0 || dr.busy < dp.concurrency {
+			// Connected and served at once: the service time, drawn now, says whether the
+			// timeout can fire before the answer. If it cannot, the call needs no timer.
+			c.connAt = now
+			d := a.serviceTime(c, lg)
+			if timed && d >= timeout {
+				c.tpos = a.after(a.tqDep+st.dep, timeout, ref(ci, c.gen))
+			}
+			a.serve(ci, c, lg, d)
+			return
+		}
+		if timed {
+			c.tpos = a.after(a.tqDep+st.dep, timeout, ref(ci, c.gen))
+		}
 		a.connected(ci, c, at, lg)
 		return
+	}
+	if timed {
+		c.tpos = a.after(a.tqDep+st.dep, timeout, ref(ci, c.gen))
 	}
 	c.state = callWaitConn
 	pl.waiters.push(ref(ci, c.gen))
@@ -939,19 +953,24 @@ func (a *arm) connected(ci int32, c *call, at *attempt, lg *logical) {
 		dr.waiting++
 		return
 	}
-	a.serve(ci, c, lg)
+	a.serve(ci, c, lg, a.serviceTime(c, lg))
 }
 
-// serve starts call ci (c) of request lg at its dependency.
-func (a *arm) serve(ci int32, c *call, lg *logical) {
+// serviceTime draws the service time of call c of request lg at its dependency, as it
+// stands now.
+func (a *arm) serviceTime(c *call, lg *logical) time.Duration {
+	st := &a.p.classes[lg.class].stages[c.stage]
+	return a.deps[c.dep].ln.quantile(a.draw(st.svcPurp, lg.id, c.num, c.stage, c.try))
+}
+
+// serve starts call ci (c) of request lg at its dependency, to take d (from serviceTime).
+func (a *arm) serve(ci int32, c *call, lg *logical, d time.Duration) {
 	now := a.now()
 	dr := &a.deps[c.dep]
 	dr.busy++
 	c.state = callServing
-	st := &a.p.classes[lg.class].stages[c.stage]
-	u := a.draw(st.svcPurp, lg.id, c.num, c.stage, c.try)
-	d := dr.ln.quantile(u)
 	if dr.errRate > 0 {
+		st := &a.p.classes[lg.class].stages[c.stage]
 		c.err = a.draw(st.errPurp, lg.id, c.num, c.stage, c.try) < dr.errRate
 	}
 	a.hs.dep[c.dep].Call(now, c.connAt-c.asked, d)
@@ -1038,7 +1057,7 @@ func (a *arm) serveWaiting(dr *depRT) {
 			continue
 		}
 		dr.waiting--
-		a.serve(ci, c, &r.lg)
+		a.serve(ci, c, &r.lg, a.serviceTime(c, &r.lg))
 		break
 	}
 }
