@@ -403,7 +403,9 @@ func (a *arm) entryTimeout(id int64) {
 // freeAttempt frees attempt ai (at) of request lg and marks its entry timeout, if still
 // queued, dead.
 func (a *arm) freeAttempt(ai int32, at *attempt, lg *logical) {
-	a.tqs[a.tqEntry+int(lg.entry)].kill(at.tpos, ref(ai, at.gen))
+	if at.tpos != 0 {
+		a.tqs[a.tqEntry+int(lg.entry)].kill(at.tpos, ref(ai, at.gen))
+	}
 	a.sl.freeAttempt(ai, at, lg)
 }
 
@@ -920,7 +922,7 @@ func (a *arm) startCall(ai int32, at *attempt, lg *logical) {
 			// Connected and served at once: the service time, drawn now, says whether the
 			// timeout can fire before the answer. If it cannot, the call needs no timer.
 			c.connAt = now
-			d := a.serviceTime(c, lg)
+			d := a.serviceTime(st, c, lg)
 			if timed && d >= timeout {
 				c.tpos = a.after(a.tqDep+st.dep, timeout, ref(ci, c.gen))
 			}
@@ -953,13 +955,17 @@ func (a *arm) connected(ci int32, c *call, at *attempt, lg *logical) {
 		dr.waiting++
 		return
 	}
-	a.serve(ci, c, lg, a.serviceTime(c, lg))
+	a.serve(ci, c, lg, a.serviceTime(a.stage(lg, c), c, lg))
 }
 
-// serviceTime draws the service time of call c of request lg at its dependency, as it
-// stands now.
-func (a *arm) serviceTime(c *call, lg *logical) time.Duration {
-	st := &a.p.classes[lg.class].stages[c.stage]
+// stage is the stage of request lg that call c makes.
+func (a *arm) stage(lg *logical, c *call) *stagePlan {
+	return &a.p.classes[lg.class].stages[c.stage]
+}
+
+// serviceTime draws the service time of call c (of stage st of request lg) at its
+// dependency, as it stands now.
+func (a *arm) serviceTime(st *stagePlan, c *call, lg *logical) time.Duration {
 	return a.deps[c.dep].ln.quantile(a.draw(st.svcPurp, lg.id, c.num, c.stage, c.try))
 }
 
@@ -970,7 +976,7 @@ func (a *arm) serve(ci int32, c *call, lg *logical, d time.Duration) {
 	dr.busy++
 	c.state = callServing
 	if dr.errRate > 0 {
-		st := &a.p.classes[lg.class].stages[c.stage]
+		st := a.stage(lg, c)
 		c.err = a.draw(st.errPurp, lg.id, c.num, c.stage, c.try) < dr.errRate
 	}
 	a.hs.dep[c.dep].Call(now, c.connAt-c.asked, d)
@@ -1030,7 +1036,9 @@ func (a *arm) depDone(id int64) {
 
 // freeCall frees call ci (c) of request lg and marks its timeout, if still queued, dead.
 func (a *arm) freeCall(ci int32, c *call, lg *logical) {
-	a.tqs[a.tqDep+int(c.dep)].kill(c.tpos, ref(ci, c.gen))
+	if c.tpos != 0 {
+		a.tqs[a.tqDep+int(c.dep)].kill(c.tpos, ref(ci, c.gen))
+	}
 	a.sl.freeCall(ci, c, lg)
 }
 
@@ -1057,7 +1065,7 @@ func (a *arm) serveWaiting(dr *depRT) {
 			continue
 		}
 		dr.waiting--
-		a.serve(ci, c, &r.lg, a.serviceTime(c, &r.lg))
+		a.serve(ci, c, &r.lg, a.serviceTime(a.stage(&r.lg, c), c, &r.lg))
 		break
 	}
 }

@@ -71,7 +71,7 @@ type attempt struct {
 	stage     int32
 	tries     int32  // tries of the current dependency stage, from 0
 	call      int32  // the call in flight, -1 if none
-	tpos      uint32 // position of its entry timeout in the entry's timer queue
+	tpos      uint32 // its entry timeout's token for kill (see after), 0 if none
 	state     uint8
 	abandoned bool // the entry stopped waiting for it; it runs on (baseline) as an orphan
 	cancelled bool // cancellation reached it while queued; discard when dequeued
@@ -99,7 +99,7 @@ type call struct {
 	stage      int32
 	try        int32
 	num        int32
-	tpos       uint32 // position of its timeout in the dependency's timer queue
+	tpos       uint32 // its timeout's token for kill (see after), 0 if none
 	state      uint8
 	mutation   uint8 // the mutation its stage applies, mutNone if none
 	callerGone bool  // the calling attempt stopped waiting for it

@@ -72,11 +72,11 @@ func (q *timerQueue) pop() tqEntry {
 	return e
 }
 
-// kill marks the timer with id at pos dead, if it is still queued there. A pos that was
-// never this timer's (its timer went to the heap) finds another id, or nothing, and does
-// nothing.
-func (q *timerQueue) kill(pos uint32, id int64) {
-	if pos-q.head < q.n {
+// kill marks the timer with id dead, if it is still queued at the place tok (from after)
+// names. A tok of 0 names no place (the timer went to the heap, or none was set); a place
+// that is no longer this timer's holds another id, or nothing, and kill does nothing.
+func (q *timerQueue) kill(tok uint32, id int64) {
+	if pos := tok - 1; pos-q.head < q.n {
 		if e := &q.buf[pos&uint32(len(q.buf)-1)]; e.id == id {
 			e.id = 0
 		}
@@ -84,21 +84,22 @@ func (q *timerQueue) kill(pos uint32, id int64) {
 }
 
 // after sets a timer for id, d from now, on timer queue qi (its kind is the queue's), and
-// returns its position in the queue for kill.
+// returns a token for kill: its position in the queue plus one, or 0 if it went to the
+// heap. An object without a timer keeps the token 0, and its free skips kill.
 func (a *arm) after(qi int, d time.Duration, id int64) uint32 {
 	at := a.now() + max(d, 0)
 	q := &a.tqs[qi]
 	if q.n > 0 && at < q.last {
 		a.s.Schedule(d, a, q.kind, id)
-		return q.head - 1 // never a queued position
+		return 0
 	}
 	q.makeRoom()
-	pos := q.push(tqEntry{at: at, id: id})
+	tok := q.push(tqEntry{at: at, id: id}) + 1
 	if !q.armed {
 		q.armed = true
 		a.s.ScheduleAt(at, a, evTimerQueue, int64(qi))
 	}
-	return pos
+	return tok
 }
 
 // fireQueue delivers the due timers of queue qi and arms the queue for its next live one.
