@@ -25,7 +25,7 @@ type policyRT struct {
 	budget   *budget.Budget        // nil: layered retries
 	adm      *admission.Controller // nil: every request admitted
 	machine  *loadstate.Machine    // nil: no load state
-	trigger  int                   // dependency whose health gates leaving Protected
+	trigger  int                   // dependency whose health gates leaving Protected; -1 without a load state
 	queueCfg func(capacity int) queue.Config
 
 	shedTable shed.Table
@@ -49,6 +49,7 @@ func (p *policyRT) shedding(ci int16, stage int32) bool {
 // queueing delay.
 func newPolicy(p *plan, sc *scenario.Scenario, pol scenario.Policy, start time.Time) (*policyRT, error) {
 	rt := &policyRT{
+		trigger:   -1, // no load state: no dependency's saturation or health is tracked
 		propagate: pol.Deadline.Propagate,
 		cancel:    pol.Deadline.Cancel,
 		reserve:   pol.Deadline.Reserve.Std(),
