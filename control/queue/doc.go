@@ -22,6 +22,9 @@
 //   - [Queue.Pop] returns the next item worth serving, dropping expired,
 //     too-old and doomed items on the way and reporting each one with a
 //     [Reason], so that every item reaches exactly one terminal state.
+//   - [Queue.Bypass] is the path of an item that finds the queue empty and a
+//     worker free: it is counted, deadline-checked and seen by CoDel exactly as
+//     a Push and an immediate Pop, without being stored.
 //   - [Queue.OldestAge] is the gate signal for the load-state machine;
 //     [Queue.Prune] releases doomed items without serving anything.
 //

@@ -73,3 +73,26 @@ func ExampleConfig_adaptiveLIFO() {
 	// dropped by codel 389 still queued 11
 	// oldest useful 11ms
 }
+
+// A server whose worker is idle hands a request straight to it, but still
+// accounts for it through the queue: Bypass refuses it as Push would when its
+// deadline cannot be met, and once work is waiting it says so, so that the
+// request takes its turn behind it.
+func ExampleQueue_Bypass() {
+	q, _ := queue.New[string](queue.Config{Expected: 300 * time.Millisecond})
+	start := time.Date(2026, 3, 14, 14, 4, 0, 0, time.UTC)
+	at := func(ms int) time.Time { return start.Add(time.Duration(ms) * time.Millisecond) }
+
+	fmt.Println("idle worker:", q.Bypass(at(0), at(1800)))
+	fmt.Println("200 ms left:", q.Bypass(at(10), at(210)))
+	q.Push(at(20), "checkout-1", at(1800)) // the worker is busy now
+	if err := q.Bypass(at(30), at(1800)); err == queue.ErrNotEmpty {
+		q.Push(at(30), "checkout-2", at(1800))
+	}
+	st := q.Stats()
+	fmt.Println("pushed", st.Pushed, "popped", st.Popped, "refused", st.RejectedDeadline, "queued", st.Len)
+	// Output:
+	// idle worker: <nil>
+	// 200 ms left: queue: deadline cannot be met
+	// pushed 3 popped 1 refused 1 queued 2
+}
