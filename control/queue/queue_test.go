@@ -361,6 +361,24 @@ func TestValidate(t *testing.T) {
 	}
 }
 
+// randomConfig draws a configuration for the property tests: capacity below 2×capacity
+// (zero, unbounded, a third of the time), and time bounds on the scale of span
+// milliseconds — an age bound, CoDel with or without adaptive LIFO, and the service time
+// expected after dequeue, each present or not.
+func randomConfig(r *rand.Rand, capacity, span int) Config {
+	cfg := Config{Capacity: r.IntN(3) * r.IntN(capacity)}
+	if r.IntN(2) == 0 {
+		cfg.MaxAge = ms(span/10 + r.IntN(span))
+	}
+	if r.IntN(2) == 0 {
+		cfg.Target = ms(1 + r.IntN(span/25))
+		cfg.Interval = ms(r.IntN(span * 2 / 5))
+		cfg.AdaptiveLIFO = r.IntN(2) == 0
+	}
+	cfg.Expected = ms(r.IntN(3) * span / 25)
+	return cfg
+}
+
 // TestPropertyConservation pushes and pops random items under random
 // configurations and checks that every accepted item is popped exactly once,
 // dropped exactly once, or still queued, and that with nothing to drop the
@@ -368,16 +386,7 @@ func TestValidate(t *testing.T) {
 func TestPropertyConservation(t *testing.T) {
 	for seed := range uint64(100) {
 		r := rand.New(rand.NewPCG(seed, 5))
-		cfg := Config{Capacity: r.IntN(3) * r.IntN(50)}
-		if r.IntN(2) == 0 {
-			cfg.MaxAge = ms(50 + r.IntN(500))
-		}
-		if r.IntN(2) == 0 {
-			cfg.Target = ms(1 + r.IntN(20))
-			cfg.Interval = ms(r.IntN(200))
-			cfg.AdaptiveLIFO = r.IntN(2) == 0
-		}
-		cfg.Expected = ms(r.IntN(3) * 20)
+		cfg := randomConfig(r, 50, 500)
 		plain := cfg.MaxAge == 0 && cfg.Target == 0
 		q := mustNew[int](t, cfg)
 		state := map[int]string{}
@@ -557,16 +566,8 @@ func TestBypassIsPushThenPop(t *testing.T) {
 	bypassed := 0
 	for seed := range uint64(200) {
 		r := rand.New(rand.NewPCG(seed, 11))
-		cfg := Config{Capacity: r.IntN(3) * r.IntN(8), Unsynchronized: r.IntN(2) == 0}
-		if r.IntN(2) == 0 {
-			cfg.MaxAge = ms(20 + r.IntN(100))
-		}
-		if r.IntN(2) == 0 {
-			cfg.Target = ms(1 + r.IntN(10))
-			cfg.Interval = ms(r.IntN(60))
-			cfg.AdaptiveLIFO = r.IntN(2) == 0
-		}
-		cfg.Expected = ms(r.IntN(3) * 10)
+		cfg := randomConfig(r, 8, 100)
+		cfg.Unsynchronized = r.IntN(2) == 0
 		a, b := mustNew[int](t, cfg), mustNew[int](t, cfg)
 		now := t0
 		for step := range 500 {
