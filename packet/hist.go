@@ -41,7 +41,12 @@ func newHistDigits(digits int) hist {
 
 // record adds d, in microseconds, clamped to [0, histMax].
 func (h *hist) record(d time.Duration) {
-	v := min(max(int64(d/time.Microsecond), 0), histMax)
+	if d < time.Microsecond {
+		// Index 0, the commonest value of the waits (no wait at all), without the arithmetic.
+		h.counts[0]++
+		return
+	}
+	v := min(int64(d/time.Microsecond), histMax)
 	// The library's index, (bucket+1)<<halfMag + v>>bucket - 1<<halfMag, simplified. Both
 	// shifts are below 64; masking them says so, which spares the checks for larger ones.
 	bucket := uint(64-bits.LeadingZeros64(uint64(v|h.mask))) - h.halfMag - 1

@@ -11,7 +11,8 @@ import (
 
 // TestHistMatchesLibrary records the same values in a hist and in the library's histogram
 // and compares every count: small values one by one, values around every power of two,
-// log-uniform random values across the whole range, and values out of range (clamped).
+// log-uniform random values across the whole range, values out of range (clamped) and
+// durations that are not whole microseconds.
 func TestHistMatchesLibrary(t *testing.T) {
 	for _, digits := range []int{diagDigits, histDigits} {
 		var vs []int64
@@ -37,6 +38,11 @@ func TestHistMatchesLibrary(t *testing.T) {
 		}
 		for _, v := range vs {
 			d := time.Duration(v) * time.Microsecond
+			fast.record(d)
+			record(lib, d)
+		}
+		// Durations that are not whole microseconds, around zero and one microsecond.
+		for _, d := range []time.Duration{-1500, -1, 0, 1, 500, 999, 1000, 1001, 1999, 2000, 2001} {
 			fast.record(d)
 			record(lib, d)
 		}
