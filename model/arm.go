@@ -89,8 +89,7 @@ type depRT struct {
 	busy    int
 	queue   ring // calls waiting for a server (lazily removed)
 	waiting int
-	st      scenario.Quantiles
-	ln      logNormal // st, ready to sample
+	ln      logNormal // the service time, as the faults now have it, ready to sample
 	errRate float64
 	faults  []int // active dependency faults, most recent last
 	hist    durHist

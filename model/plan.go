@@ -127,6 +127,7 @@ type servicePlan struct {
 type depPlan struct {
 	name        string
 	serviceTime scenario.Quantiles
+	ln          logNormal // serviceTime, ready to sample; the arms share its table
 	errRate     float64
 	concurrency int
 	pool        int
@@ -149,6 +150,7 @@ type faultPlan struct {
 	note        string
 	target      int // dependency or service index
 	serviceTime *scenario.Quantiles
+	ln          logNormal // *serviceTime, ready to sample
 	errRate     *float64
 	factor      float64
 	add         int
@@ -202,6 +204,7 @@ func compile(sc *scenario.Scenario) (*plan, error) {
 		p.deps = append(p.deps, depPlan{
 			name:        d.Name,
 			serviceTime: d.ServiceTime,
+			ln:          newLogNormal(d.ServiceTime),
 			errRate:     float64(d.ErrorRate),
 			concurrency: d.Concurrency,
 			pool:        d.Pool.PerInstance,
@@ -325,6 +328,9 @@ func compile(sc *scenario.Scenario) (*plan, error) {
 			fp.kind = faultDep
 			fp.target = depIdx[f.Dependency]
 			fp.serviceTime = f.ServiceTime
+			if f.ServiceTime != nil {
+				fp.ln = newLogNormal(*f.ServiceTime)
+			}
 			if f.ErrorRate != nil {
 				e := float64(*f.ErrorRate)
 				fp.errRate = &e

@@ -224,7 +224,7 @@ func newArm(p *plan, sc *scenario.Scenario, ad scenario.Arm, seed uint64) (*arm,
 		}
 	}
 	for i := range p.deps {
-		a.deps = append(a.deps, depRT{st: p.deps[i].serviceTime, ln: newLogNormal(p.deps[i].serviceTime), errRate: p.deps[i].errRate})
+		a.deps = append(a.deps, depRT{ln: p.deps[i].ln, errRate: p.deps[i].errRate})
 	}
 	if pol.identity {
 		// With identity, a keyed dependency keeps an idempotency record (control/identity's

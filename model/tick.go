@@ -304,17 +304,16 @@ func (a *arm) faultEnd(i int) {
 func (a *arm) applyDepFaults(d int) {
 	dr := &a.deps[d]
 	dp := &a.p.deps[d]
-	dr.st, dr.errRate = dp.serviceTime, dp.errRate
+	dr.ln, dr.errRate = dp.ln, dp.errRate
 	for _, fi := range dr.faults {
 		f := &a.p.faults[fi]
 		if f.serviceTime != nil {
-			dr.st = *f.serviceTime
+			dr.ln = f.ln
 		}
 		if f.errRate != nil {
 			dr.errRate = *f.errRate
 		}
 	}
-	dr.ln = newLogNormal(dr.st)
 }
 
 func (a *arm) applyWorkFaults(s int) {
