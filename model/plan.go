@@ -468,12 +468,12 @@ func (d *dist) quantile(u float64) time.Duration {
 }
 
 // logNormal samples a scenario.Quantiles distribution: exp(mu + sigma·z) for the standard
-// normal quantile z of a uniform draw. Sampling is by table: the quantile function is
+// normal quantile z of a uniform draw u. A replay samples one for every dependency call,
+// and math.Exp is a long chain of dependent multiplications, so the quantile function is
 // tabulated once per distribution on a grid of u and interpolated linearly in the body
 // (relative error below 5e-6 for a p99 up to ten times the median, below 3e-5 up to a
-// thousand times; TestLogNormalTable), and computed exactly in the tails,
-// where it curves too fast for the grid. math.Exp is a long chain of dependent
-// multiplications, and a replay samples a service time for every dependency call.
+// thousand times; TestLogNormalTable). In the tails, where it curves too fast for the
+// grid, it is computed exactly.
 type logNormal struct {
 	mu, sigma float64
 	body      *[qBodyLen]float32 // the quantile at u = (qLo+i)/qN; nil if sigma is 0
