@@ -30,7 +30,9 @@ func (c *churn) Handle(s *sim.Sim, e sim.Event) {
 // profile-guided optimisation of default.pgo (docs/benchmarks.md says how to refresh it).
 //
 // floor is a bare event loop on sim.Sim's queue (schedule and pop, 4,096 events pending,
-// about the queue of a Northstar arm, 65,536 events an iteration); northstar replays
+// 65,536 events an iteration). A Northstar arm's queue holds fewer, at most about 1,900
+// (its timeouts wait in the model's timer queues); the floor's events/s is the same, within
+// this machine's noise, from 512 to 4,096 pending (docs/benchmarks.md). northstar replays
 // examples/northstar (9,000 logical/s for 40 simulated minutes, two arms in parallel). Both
 // report events/s; northstar also reports requests/s, the simulated logical requests (both
 // arms) per wall second, and each arm's wall seconds (baseline-s, protected-s): the arms run
