@@ -22,21 +22,8 @@ import (
 // package would otherwise be built without the profile). docs/benchmarks.md counts
 // instructions with one iteration of this benchmark under cachegrind.
 func BenchmarkArm(b *testing.B) {
-	for _, w := range []struct {
-		name, file string
-		duration   time.Duration // 0: the scenario's own
-	}{
-		{"light", filepath.Join("..", "examples", "northstar", "northstar.scenario.yaml"), time.Minute},
-		{"overload", filepath.Join("testdata", "overload.scenario.yaml"), 0},
-	} {
-		sc, err := scenario.Load(w.file)
-		if err != nil {
-			b.Fatal(err)
-		}
-		if w.duration > 0 {
-			sc.Clock.Duration = scenario.Duration(w.duration)
-		}
-		p, err := compile(sc)
+	for _, w := range armWindows {
+		sc, p, err := w.load()
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -60,6 +47,39 @@ func BenchmarkArm(b *testing.B) {
 				b.ReportMetric(float64(events)/spent.Seconds(), "events/s")
 				b.ReportMetric(float64(spent.Nanoseconds())/float64(events), "ns/event")
 			})
+		}
+	}
+}
+
+// armWindow is one of BenchmarkArm's windows: a scenario, cut to duration if it is set.
+type armWindow struct {
+	name, file string
+	duration   time.Duration // 0: the scenario's own
+}
+
+// armWindows are BenchmarkArm's windows.
+var armWindows = []armWindow{
+	{"light", filepath.Join("..", "examples", "northstar", "northstar.scenario.yaml"), time.Minute},
+	{"overload", filepath.Join("testdata", "overload.scenario.yaml"), 0},
+}
+
+func (w armWindow) load() (*scenario.Scenario, *plan, error) {
+	sc, err := scenario.Load(w.file)
+	if err != nil {
+		return nil, nil, err
+	}
+	if w.duration > 0 {
+		sc.Clock.Duration = scenario.Duration(w.duration)
+	}
+	p, err := compile(sc)
+	return sc, p, err
+}
+
+// TestArmWindowsLoad keeps BenchmarkArm's scenarios loadable: go test runs no benchmark.
+func TestArmWindowsLoad(t *testing.T) {
+	for _, w := range armWindows {
+		if _, _, err := w.load(); err != nil {
+			t.Errorf("%s: %v", w.name, err)
 		}
 	}
 }
