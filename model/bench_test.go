@@ -2,6 +2,7 @@ package model
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"testing"
 	"time"
@@ -51,8 +52,8 @@ func BenchmarkArm(b *testing.B) {
 	}
 }
 
-// armWindow is one of BenchmarkArm's windows: the Northstar scenario cut to duration,
-// its faults edited by faults if it is set.
+// armWindow is one of BenchmarkArm's windows: the Northstar scenario cut to duration (0:
+// the whole of it), its faults edited by faults if it is set.
 type armWindow struct {
 	name     string
 	duration time.Duration
@@ -93,12 +94,76 @@ func (w armWindow) load() (*scenario.Scenario, *plan, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	sc.Clock.Duration = scenario.Duration(w.duration)
+	if w.duration > 0 {
+		sc.Clock.Duration = scenario.Duration(w.duration)
+	}
 	if w.faults != nil {
 		sc.Faults = w.faults(sc.Faults)
 	}
 	p, err := compile(sc)
 	return sc, p, err
+}
+
+// BenchmarkPhases replays the whole Northstar scenario one arm at a time and prints, for
+// every simulated minute, the events the arm handled and the wall time they took: where in
+// the incident a replay spends its time (BenchmarkReplay/northstar gives only the total).
+//
+//	go test -run '^$' -bench Phases -benchtime 1x -pgo=cmd/goodput/default.pgo ./model
+//
+// Each arm reports events/s and ns/event over the whole run, and prints one row per
+// simulated minute (summed over iterations).
+func BenchmarkPhases(b *testing.B) {
+	sc, p, err := armWindow{name: "northstar"}.load()
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, ad := range sc.Arms {
+		b.Run(ad.Name, func(b *testing.B) {
+			minutes := int((p.duration + time.Minute - 1) / time.Minute)
+			events := make([]uint64, minutes)
+			wall := make([]time.Duration, minutes)
+			var total uint64
+			var spent time.Duration
+			for b.Loop() {
+				a, err := newArm(p, sc, ad, sc.Seed)
+				if err != nil {
+					b.Fatal(err)
+				}
+				t0 := time.Now()
+				last, lastEv := t0, uint64(0)
+				// progress is called at every slice of ten ticks, and at the end of the
+				// clock; the drain after it is counted in the last minute.
+				if _, err := a.run(context.Background(), func(d time.Duration) {
+					if d%time.Minute != 0 && d < p.duration {
+						return
+					}
+					m := min(int((d-1)/time.Minute), minutes-1)
+					now, ev := time.Now(), a.s.Processed()
+					events[m] += ev - lastEv
+					wall[m] += now.Sub(last)
+					last, lastEv = now, ev
+				}); err != nil {
+					b.Fatal(err)
+				}
+				end := time.Now()
+				events[minutes-1] += a.s.Processed() - lastEv
+				wall[minutes-1] += end.Sub(last)
+				spent += end.Sub(t0)
+				total += a.s.Processed()
+			}
+			// The table goes to standard output: the testing package keeps only ten lines
+			// of a benchmark's log.
+			fmt.Printf("%s: minute  events (M)  wall (s)  ns/event\n", ad.Name)
+			for m := range minutes {
+				if events[m] > 0 {
+					fmt.Printf("%s: %6d  %9.2f  %8.2f  %8.0f\n", ad.Name, m+1, float64(events[m])/1e6,
+						wall[m].Seconds(), float64(wall[m].Nanoseconds())/float64(events[m]))
+				}
+			}
+			b.ReportMetric(float64(total)/spent.Seconds(), "events/s")
+			b.ReportMetric(float64(spent.Nanoseconds())/float64(total), "ns/event")
+		})
+	}
 }
 
 // TestArmWindowsLoad keeps BenchmarkArm's windows loadable (go test runs no benchmark) and
