@@ -34,22 +34,40 @@ func BenchmarkArm(b *testing.B) {
 				var events uint64
 				var spent time.Duration
 				for b.Loop() {
-					a, err := newArm(p, sc, ad, sc.Seed)
-					if err != nil {
-						b.Fatal(err)
-					}
-					t0 := time.Now()
-					if _, err := a.run(context.Background(), func(time.Duration) {}); err != nil {
-						b.Fatal(err)
-					}
-					spent += time.Since(t0)
+					a, d := replayArm(b, p, sc, ad, nil)
+					spent += d
 					events += a.s.Processed()
 				}
-				b.ReportMetric(float64(events)/spent.Seconds(), "events/s")
-				b.ReportMetric(float64(spent.Nanoseconds())/float64(events), "ns/event")
+				reportEvents(b, events, spent)
 			})
 		}
 	}
+}
+
+// replayArm replays arm ad of sc once and returns the arm and the wall time its run took.
+// progress, if not nil, is called with 0 as the run starts, then as the run's progress
+// callback.
+func replayArm(b *testing.B, p *plan, sc *scenario.Scenario, ad scenario.Arm, progress func(a *arm, d time.Duration)) (*arm, time.Duration) {
+	a, err := newArm(p, sc, ad, sc.Seed)
+	if err != nil {
+		b.Fatal(err)
+	}
+	report := func(time.Duration) {}
+	if progress != nil {
+		report = func(d time.Duration) { progress(a, d) }
+	}
+	report(0)
+	t0 := time.Now()
+	if _, err := a.run(context.Background(), report); err != nil {
+		b.Fatal(err)
+	}
+	return a, time.Since(t0)
+}
+
+// reportEvents reports a benchmark's events/s and ns/event.
+func reportEvents(b *testing.B, events uint64, spent time.Duration) {
+	b.ReportMetric(float64(events)/spent.Seconds(), "events/s")
+	b.ReportMetric(float64(spent.Nanoseconds())/float64(events), "ns/event")
 }
 
 // armWindow is one of BenchmarkArm's windows: the Northstar scenario cut to duration (0:
@@ -125,30 +143,25 @@ func BenchmarkPhases(b *testing.B) {
 			var total uint64
 			var spent time.Duration
 			for b.Loop() {
-				a, err := newArm(p, sc, ad, sc.Seed)
-				if err != nil {
-					b.Fatal(err)
-				}
-				t0 := time.Now()
-				last, lastEv := t0, uint64(0)
-				// progress is called at every slice of ten ticks, and at the end of the
-				// clock; the drain after it is counted in the last minute.
-				if _, err := a.run(context.Background(), func(d time.Duration) {
+				var last time.Time
+				var lastEv uint64
+				// progress is called at the start, at every slice of ten ticks and at the end
+				// of the clock; the drain after it is counted in the last minute.
+				a, d := replayArm(b, p, sc, ad, func(a *arm, d time.Duration) {
 					if d%time.Minute != 0 && d < p.duration {
 						return
 					}
-					m := min(int((d-1)/time.Minute), minutes-1)
 					now, ev := time.Now(), a.s.Processed()
-					events[m] += ev - lastEv
-					wall[m] += now.Sub(last)
+					if d > 0 {
+						m := min(int((d-1)/time.Minute), minutes-1)
+						events[m] += ev - lastEv
+						wall[m] += now.Sub(last)
+					}
 					last, lastEv = now, ev
-				}); err != nil {
-					b.Fatal(err)
-				}
-				end := time.Now()
+				})
 				events[minutes-1] += a.s.Processed() - lastEv
-				wall[minutes-1] += end.Sub(last)
-				spent += end.Sub(t0)
+				wall[minutes-1] += time.Since(last)
+				spent += d
 				total += a.s.Processed()
 			}
 			// The table goes to standard output: the testing package keeps only ten lines
@@ -160,8 +173,7 @@ func BenchmarkPhases(b *testing.B) {
 						wall[m].Seconds(), float64(wall[m].Nanoseconds())/float64(events[m]))
 				}
 			}
-			b.ReportMetric(float64(total)/spent.Seconds(), "events/s")
-			b.ReportMetric(float64(spent.Nanoseconds())/float64(total), "ns/event")
+			reportEvents(b, total, spent)
 		})
 	}
 }
