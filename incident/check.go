@@ -947,11 +947,12 @@ func (c *checker) scanProse() {
 	spans := d.allSpans()
 	clocks, utcClocks := d.clockSet()
 	for _, f := range d.prose() {
+		loc := d.locator(f.path, f.text) // each pass below places offsets in increasing order
 		for _, m := range placeholder.FindAllStringSubmatchIndex(f.text, -1) {
 			c.cover(f.path, m[0], m[1])
 			ref := f.text[m[2]:m[3]]
 			if _, err := d.Eval(ref); err != nil {
-				l, col := d.locate(f.path, f.text, m[0])
+				l, col := loc.at(m[0])
 				c.add(Error, l, col, fmt.Sprintf("%s: placeholder {{%s}}: %v", f.path, ref, err))
 			}
 		}
@@ -963,11 +964,11 @@ func (c *checker) scanProse() {
 			switch {
 			case fig.kind == figDuration && fig.prec >= 60:
 				if !anySpanAgrees(fig, spans) {
-					l, col := d.locate(f.path, f.text, fig.start)
+					l, col := loc.at(fig.start)
 					c.add(Warning, l, col, fmt.Sprintf("%s: duration %q matches no interval between recorded instants; tie it to the data with a claim (value: gap:FROM:TO) or record its source in one", f.path, fig.text))
 				}
 			case fig.kind == figRatio || fig.kind == figFraction:
-				l, col := d.locate(f.path, f.text, fig.start)
+				l, col := loc.at(fig.start)
 				c.add(Warning, l, col, fmt.Sprintf("%s: ratio %q is not tied to the data; add a claim (value: ratio:X:Y or a formula) or record its source in one", f.path, fig.text))
 			}
 		}
@@ -981,7 +982,7 @@ func (c *checker) scanProse() {
 				set, zone = utcClocks, "UTC"
 			}
 			if !set[hm] {
-				l, col := d.locate(f.path, f.text, m[2])
+				l, col := loc.at(m[2])
 				c.add(Warning, l, col, fmt.Sprintf("%s: clock time %s (%s) is not a recorded instant; record it as a milestone or timeline entry, or use a placeholder such as {{at:detected}}", f.path, f.text[m[2]:m[3]], zone))
 			}
 		}
@@ -999,6 +1000,7 @@ func normalizeClock(s string) string {
 // percentOfCounts checks a percentage stated next to "X of Y" counts in one clause.
 func (c *checker) percentOfCounts(f proseField) {
 	text := f.text
+	loc := c.doc.locator(f.path, text)
 	start := 0
 	bounds := clauseRe.FindAllStringIndex(text, -1)
 	bounds = append(bounds, []int{len(text), len(text)})
@@ -1030,7 +1032,7 @@ func (c *checker) percentOfCounts(f proseField) {
 			}
 			pct := 100 * x / y
 			if !fig.agrees(pct) {
-				l, col := c.doc.locate(f.path, text, off+fig.start)
+				l, col := loc.at(off + fig.start)
 				c.add(Error, l, col, fmt.Sprintf("%s: stated %q disagrees with its counts: %s of %s is %s; %s", f.path, fig.text, FormatNumber(x), FormatNumber(y), fig.formatComputed(pct), fig.rule()))
 			}
 		}

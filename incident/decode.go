@@ -111,6 +111,7 @@ func Decode(filename string, data []byte) (*Document, error) {
 		return nil, &DecodeError{diags}
 	}
 	doc.file, doc.pos, doc.src = filename, pos, []byte(yamlfile.Text(data))
+	doc.lines = lineStarts(doc.src)
 	return doc, nil
 }
 

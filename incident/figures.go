@@ -97,8 +97,46 @@ var (
 		{hedgeOver, regexp.MustCompile(`(?i)\b(?:over|more than|above|exceeding|upwards of)\s+(?:a\s+)?$`)},
 		{hedgeUnder, regexp.MustCompile(`(?i)\b(?:under|less than|fewer than|below)\s+(?:a\s+)?$`)},
 	}
-	wordRe = regexp.MustCompile(`^[A-Za-z]+`)
 )
+
+// The scanners below run anchored regular expressions at every token of a text. Each is
+// given only the part of the text its match can span, and the rune after it, which \b
+// reads: the regexp package's backtracker clears state in proportion to the length of its
+// input, so handing it the whole rest of the text at every token made a scan of a long
+// text quadratic.
+
+// word returns the run of ASCII letters at the start of s.
+func word(s string) string {
+	n := 0
+	for n < len(s) && (s[n] >= 'a' && s[n] <= 'z' || s[n] >= 'A' && s[n] <= 'Z') {
+		n++
+	}
+	return s[:n]
+}
+
+// numberSpan returns the start of s that a number written in digits can occupy: its
+// digits, commas and points.
+func numberSpan(s string) string {
+	n := 0
+	for n < len(s) && (s[n] >= '0' && s[n] <= '9' || s[n] == ',' || s[n] == '.') {
+		n++
+	}
+	return s[:n]
+}
+
+// unitSpan returns the start of s that a unit after a number can occupy (the longest is
+// "-" and a space before "milliseconds", 14 bytes), with room for the rune after it.
+func unitSpan(s string) string { return s[:min(len(s), 24)] }
+
+// joinSpan returns the start of s that joinRe can match: blanks, commas and the letters
+// of "and".
+func joinSpan(s string) string {
+	n := 0
+	for n < len(s) && strings.IndexByte(" \t\n\f\r,and", s[n]) >= 0 {
+		n++
+	}
+	return s[:n]
+}
 
 // parseFigures finds every figure stated in text, in order.
 func parseFigures(text string) []stated {
@@ -117,10 +155,10 @@ func parseFigures(text string) []stated {
 
 // nextToken returns the offset after the word, number or character at i.
 func nextToken(text string, i int) int {
-	if m := wordRe.FindString(text[i:]); m != "" {
+	if m := word(text[i:]); m != "" {
 		return i + len(m)
 	}
-	if m := digitsRe.FindString(text[i:]); m != "" {
+	if m := digitsRe.FindString(numberSpan(text[i:])); m != "" {
 		return i + len(m)
 	}
 	for j := i + 1; j <= len(text); j++ {
@@ -141,7 +179,7 @@ func number(text string, i int) (v, prec float64, end int, ok bool) {
 	if i > 0 && (isWordByte(text[i-1]) || text[i-1] == '.' || text[i-1] == ':' || text[i-1] == ',') {
 		return 0, 0, 0, false
 	}
-	if m := digitsRe.FindString(text[i:]); m != "" {
+	if m := digitsRe.FindString(numberSpan(text[i:])); m != "" {
 		end = i + len(m)
 		// Not part of a version (2026.9.3), a time (09:47) or an identifier (p99, eu1).
 		if end < len(text) && (text[end] == ':' || text[end] == '.' && end+1 < len(text) && text[end+1] >= '0' && text[end+1] <= '9' || text[end] == ',' && end+1 < len(text) && text[end+1] >= '0' && text[end+1] <= '9') {
@@ -157,7 +195,7 @@ func number(text string, i int) (v, prec float64, end int, ok bool) {
 		}
 		return v, prec, end, true
 	}
-	w := wordRe.FindString(text[i:])
+	w := word(text[i:])
 	if w == "" {
 		return 0, 0, 0, false
 	}
@@ -168,7 +206,7 @@ func number(text string, i int) (v, prec float64, end int, ok bool) {
 	if n, ok := tensNum[lw]; ok {
 		end = i + len(w)
 		if end+1 < len(text) && (text[end] == '-' || text[end] == ' ') {
-			if u := wordRe.FindString(text[end+1:]); u != "" {
+			if u := word(text[end+1:]); u != "" {
 				if d, ok := smallNum[strings.ToLower(u)]; ok && d > 0 && d < 10 {
 					return n + d, 1, end + 1 + len(u), true
 				}
@@ -182,10 +220,10 @@ func number(text string, i int) (v, prec float64, end int, ok bool) {
 // figureAt reads a figure starting at text[i:].
 func figureAt(text string, i int) (stated, bool) {
 	f := stated{start: i}
-	rest := func(j int) string { return text[j:] }
+	rest := func(j int) string { return unitSpan(text[j:]) }
 
 	// Words that are figures by themselves: twice, half, a fifteenth.
-	if w := wordRe.FindString(text[i:]); w != "" && (i == 0 || !isWordByte(text[i-1])) {
+	if w := word(text[i:]); w != "" && (i == 0 || !isWordByte(text[i-1])) {
 		lw := strings.ToLower(w)
 		if m, ok := multiplierWords[lw]; ok {
 			f.kind, f.value, f.prec, f.end = figRatio, m, 1, i+len(w)
@@ -194,7 +232,7 @@ func figureAt(text string, i int) (stated, bool) {
 		if lw == "a" || lw == "one" {
 			j := i + len(w)
 			if j < len(text) && text[j] == ' ' {
-				if o := wordRe.FindString(text[j+1:]); o != "" {
+				if o := word(text[j+1:]); o != "" {
 					if den, ok := ordinalDen[strings.ToLower(o)]; ok {
 						f.kind, f.den, f.value, f.prec, f.end = figFraction, den, 1/den, 0, j+1+len(o)
 						return f.finish(text), true
@@ -228,7 +266,7 @@ func figureAt(text string, i int) (stated, bool) {
 		f.kind, f.value, f.prec, f.end = figDuration, v*unit, prec*unit, j+n
 		// Compound durations: "3h 47m", "2 hours and 11 minutes".
 		for {
-			k := f.end + len(joinRe.FindString(rest(f.end)))
+			k := f.end + len(joinRe.FindString(joinSpan(text[f.end:])))
 			v2, p2, j2, ok := number(text, k)
 			if !ok {
 				break

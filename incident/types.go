@@ -89,9 +89,10 @@ type Document struct {
 	// stated figure and the derived value or formula it must agree with.
 	Claims []Claim `yaml:"claims,omitempty" json:"claims,omitempty"`
 
-	file string              // the file name given to Decode, used in diagnostics
-	pos  *yamlfile.Positions // where each value is written, by YAML path ("$.timeline[2].at")
-	src  []byte              // the source, to place diagnostics inside multi-line prose
+	file  string              // the file name given to Decode, used in diagnostics
+	pos   *yamlfile.Positions // where each value is written, by YAML path ("$.timeline[2].at")
+	src   []byte              // the source, to place diagnostics inside multi-line prose
+	lines []int               // the byte offset at which each line of src begins
 }
 
 // Status is an incident's state.
