@@ -297,6 +297,9 @@ func durationUnit(s string) (secPerUnit float64, n int) {
 func (f stated) finish(text string) stated {
 	f.text = text[f.start:f.end]
 	before := text[max(0, f.start-24):f.start]
+	if !hedgeMayEnd(before) {
+		return f
+	}
 	for _, h := range hedges {
 		if m := h.re.FindString(before); m != "" {
 			f.hedge, f.hword = h.h, strings.TrimSuffix(strings.TrimSpace(m), " a")
@@ -304,6 +307,25 @@ func (f stated) finish(text string) stated {
 		}
 	}
 	return f
+}
+
+// hedgeMayEnd reports whether a hedge can end s. A hedge ends in blanks (after its last
+// word or an "a"), or in "~" or "≈", so the character before the trailing blanks must
+// end a hedge word: checking it spares most figures the six expressions. (Under (?i) only
+// s and k fold to other characters, ſ and K; no hedge word ends in either.)
+func hedgeMayEnd(s string) bool {
+	t := strings.TrimRight(s, " \t\n\f\r") // the blanks of \s
+	if strings.HasSuffix(t, "~") || strings.HasSuffix(t, "≈") {
+		return true
+	}
+	if len(t) == len(s) || t == "" {
+		return false
+	}
+	switch t[len(t)-1] | 0x20 { // an ASCII letter in lower case
+	case 'a', 'd', 'e', 'f', 'g', 'n', 'o', 'r', 't', 'w', 'y', '.':
+		return true
+	}
+	return false
 }
 
 // comparable returns the computed value in the stated figure's unit, or ok = false when

@@ -2,6 +2,8 @@ package incident
 
 import (
 	"math"
+	"math/rand/v2"
+	"strings"
 	"testing"
 	"time"
 )
@@ -151,5 +153,43 @@ func TestFormatNumber(t *testing.T) {
 	}
 	if got := FormatPercent(0.64); got != "0.6%" {
 		t.Errorf("FormatPercent = %q", got)
+	}
+}
+
+// TestHedgeMayEndIsNecessary: finish skips the hedge expressions when hedgeMayEnd says no
+// hedge can end the text before a figure, so it must say yes wherever one matches. Random
+// endings built from the hedge words, blanks, "a", "~", "≈", letters that fold under (?i)
+// and stray bytes; at least a fifth of them match a hedge.
+func TestHedgeMayEndIsNecessary(t *testing.T) {
+	parts := []string{"nearly", "Almost", "just under", "close to", "at least", "no fewer than",
+		"no less than", "not less than", "within", "up to", "at most", "no more than", "not more than",
+		"about", "around", "roughly", "approximately", "APPROX.", "some", "circa", "over", "more than",
+		"above", "exceeding", "upwards of", "under", "less than", "fewer than", "below",
+		"~", "≈", "a", "A", " ", "  ", "\t", "\n", "\f", "\r", "\v", "x", "ſ", "ſome", "almoſt", "K", "é", ".", ",", "(", "9"}
+	r := rand.New(rand.NewPCG(3, 4))
+	matched := 0
+	const n = 200000
+	for range n {
+		var b strings.Builder
+		for k := r.IntN(6); k >= 0; k-- {
+			b.WriteString(parts[r.IntN(len(parts))])
+			if r.IntN(2) == 0 {
+				b.WriteByte(' ')
+			}
+		}
+		s := b.String()
+		s = s[max(0, len(s)-24):] // finish looks at the 24 bytes before a figure
+		for _, h := range hedges {
+			if h.re.MatchString(s) {
+				matched++
+				if !hedgeMayEnd(s) {
+					t.Fatalf("hedge %d matches %q, but hedgeMayEnd says none can", h.h, s)
+				}
+				break
+			}
+		}
+	}
+	if matched < n/5 {
+		t.Fatalf("only %d of %d endings match a hedge: the test no longer exercises the filter", matched, n)
 	}
 }
