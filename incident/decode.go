@@ -1,7 +1,6 @@
 package incident
 
 import (
-	"bytes"
 	"encoding/csv"
 	"errors"
 	"fmt"
@@ -294,20 +293,4 @@ func (d *Document) Position(path string) (line, col int) {
 func (d *Document) errorAt(path, format string, args ...any) Diagnostic {
 	line, col := d.Position(path)
 	return Diagnostic{File: d.file, Line: line, Col: col, Severity: Error, Message: path + ": " + fmt.Sprintf(format, args...)}
-}
-
-// bytesIndexLine returns the byte offset at which 1-based line starts in src, or -1.
-func lineStart(src []byte, line int) int {
-	if line < 1 {
-		return -1
-	}
-	off := 0
-	for l := 1; l < line; l++ {
-		i := bytes.IndexByte(src[off:], '\n')
-		if i < 0 {
-			return -1
-		}
-		off += i + 1
-	}
-	return off
 }

@@ -68,9 +68,8 @@ func refLocate(d *Document, path, text string, off int) (line, col int) {
 
 // TestLocatorMatchesOneShot places every offset of every prose value of the examples,
 // and of a document whose escapes make the alignment fail part-way, with one locator per
-// value: in increasing order (as the checks place figures), then in a random order, then
-// through a Document built without Decode (no line index). Each must be where the
-// one-shot alignment puts it.
+// value: in increasing order (as the checks place figures), then in a random order. Each
+// must be where the one-shot alignment puts it.
 func TestLocatorMatchesOneShot(t *testing.T) {
 	docs := map[string][]byte{
 		// The escapes decode to characters the source does not have, so offsets after
@@ -91,7 +90,6 @@ func TestLocatorMatchesOneShot(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		bare := &Document{pos: d.pos, src: d.src} // no line index: lineOf and lineOffset scan
 		for _, f := range d.prose() {
 			type pos struct{ line, col int }
 			want := make([]pos, len(f.text)+1)
@@ -112,7 +110,6 @@ func TestLocatorMatchesOneShot(t *testing.T) {
 				offs[i] = i
 			}
 			check("increasing", d.locator(f.path, f.text), offs)
-			check("no line index", bare.locator(f.path, f.text), offs)
 			r.Shuffle(len(offs), func(i, j int) { offs[i], offs[j] = offs[j], offs[i] })
 			check("random order", d.locator(f.path, f.text), offs)
 		}

@@ -112,9 +112,6 @@ func (d *Document) srcOffset(line, col int) int {
 
 // lineOffset returns the byte offset in the source at which 1-based line begins, or -1.
 func (d *Document) lineOffset(line int) int {
-	if d.lines == nil {
-		return lineStart(d.src, line) // a Document not made by Decode
-	}
 	if line < 1 || line > len(d.lines) {
 		return -1
 	}
@@ -123,16 +120,7 @@ func (d *Document) lineOffset(line int) int {
 
 // lineOf returns the 1-based line of source offset j and the offset at which it begins.
 func (d *Document) lineOf(j int) (line, start int) {
-	if d.lines == nil {
-		line, start = 1, 0
-		for k := 0; k < j; k++ {
-			if d.src[k] == '\n' {
-				line, start = line+1, k+1
-			}
-		}
-		return line, start
-	}
-	// The last line beginning at or before j.
+	// The last line beginning at or before j (lines[0] is 0, so there is one).
 	line = sort.Search(len(d.lines), func(i int) bool { return d.lines[i] > j })
 	return line, d.lines[line-1]
 }
@@ -165,7 +153,6 @@ func (d *Document) locate(path, text string, off int) (line, col int) {
 // the previous one starts again from the value's beginning.
 type locator struct {
 	d      *Document
-	path   string
 	text   string
 	pl, pc int  // the value's position; pl is 0 when it is unknown
 	begun  bool // i and j hold an alignment
@@ -181,7 +168,7 @@ type locator struct {
 // locator returns a locator for the prose value text at path.
 func (d *Document) locator(path, text string) *locator {
 	pl, pc := d.Position(path)
-	return &locator{d: d, path: path, text: text, pl: pl, pc: pc, failAt: -1}
+	return &locator{d: d, text: text, pl: pl, pc: pc, failAt: -1}
 }
 
 // at returns the source line and column of byte off of the value: see [Document.locate].
