@@ -5,9 +5,10 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"strconv"
 	"strings"
 	"time"
+
+	"goodput/chart"
 )
 
 // chartSize is the impact chart's geometry, in SVG user units (the chart scales to its
@@ -23,10 +24,6 @@ var (
 	chartWide   = chartSize{w: 640, h: 232, left: 46, right: 14, top: 40, bottom: 26, ticks: 6}
 	chartNarrow = chartSize{w: 360, h: 250, left: 38, right: 10, top: 40, bottom: 26, ticks: 5}
 )
-
-// maxChartPoints bounds the points drawn: longer series keep each pixel column's minimum
-// and maximum, so that spikes survive.
-const maxChartPoints = 1200
 
 // chartView is the impact chart, laid out: every number is an SVG coordinate.
 type chartView struct {
@@ -122,7 +119,7 @@ func (d *Document) chart() (chartSpec, bool) {
 	lo := math.Min(0, minValue(s.Points))
 	spec.gridlines = s.Gridlines
 	if len(spec.gridlines) == 0 {
-		spec.gridlines = NiceGridlines(lo, spec.peak.Value)
+		spec.gridlines = chart.Gridlines(lo, spec.peak.Value)
 	}
 	stated := map[string]bool{}
 	for _, m := range s.Markers {
@@ -251,15 +248,7 @@ func formatSeriesValue(v float64, unit string) string {
 	if unit == "%" {
 		return FormatPercent(v)
 	}
-	return FormatNumber(roundSig(v, 3)) + unitSuffix(unit)
-}
-
-func roundSig(x float64, digits int) float64 {
-	if x == 0 || math.IsNaN(x) || math.IsInf(x, 0) {
-		return x
-	}
-	f, _ := strconv.ParseFloat(strconv.FormatFloat(x, 'g', digits, 64), 64)
-	return f
+	return FormatNumber(chart.RoundSig(v, 3)) + unitSuffix(unit)
 }
 
 // spellCount writes a whole number as a word up to ten ("nine"), in digits beyond.
@@ -269,45 +258,6 @@ func spellCount(n float64) string {
 		return words[int(n)]
 	}
 	return FormatNumber(n)
-}
-
-// NiceGridlines returns two to four evenly spaced gridline values from lo (or the step
-// below it) to the first step at or above hi, with a step of 1, 2, 2.5, 3 or 5 times a
-// power of ten. Among the candidates it takes the one that spans the least, and of those
-// the one with the fewest lines: NiceGridlines(0, 52) is [0 30 60].
-func NiceGridlines(lo, hi float64) []float64 {
-	if math.IsNaN(lo) || math.IsNaN(hi) || math.IsInf(lo, 0) || math.IsInf(hi, 0) {
-		return []float64{0, 1}
-	}
-	if hi <= lo {
-		hi = lo + 1
-	}
-	span := hi - lo
-	if math.IsInf(span, 0) || span < 1e-300 {
-		return []float64{lo, hi}
-	}
-	exp := math.Floor(math.Log10(span))
-	var best []float64
-	bestWidth := math.Inf(1)
-	for e := exp - 1; e <= exp+1; e++ {
-		for _, m := range []float64{1, 2, 2.5, 3, 5} {
-			step := m * math.Pow(10, e)
-			start := math.Floor(lo/step+1e-9) * step
-			n := int(math.Ceil((hi-start)/step - 1e-9))
-			if n < 2 || n > 3 {
-				continue
-			}
-			width := float64(n) * step
-			if width < bestWidth-1e-9*span || math.Abs(width-bestWidth) <= 1e-9*span && n+1 < len(best) {
-				bestWidth = width
-				best = best[:0:0]
-				for k := 0; k <= n; k++ {
-					best = append(best, roundSig(start+float64(k)*step, 10))
-				}
-			}
-		}
-	}
-	return best
 }
 
 // layoutChart places the series, gridlines, markers, peak and time labels.
@@ -330,24 +280,24 @@ func (d *Document) layoutChart(spec chartSpec, id string, size chartSize) *chart
 	y := func(val float64) float64 { return v.PlotBottom - ph*(val-lo)/(hi-lo) }
 
 	for _, g := range spec.gridlines {
-		v.Grid = append(v.Grid, chartLine{Y: round1(y(g)), Label: FormatNumber(g) + unitSuffixShort(s.Unit)})
+		v.Grid = append(v.Grid, chartLine{Y: chart.Round1(y(g)), Label: FormatNumber(g) + unitSuffixShort(s.Unit)})
 	}
-	drawn := decimate(pts, int(pw), x)
+	drawn := chart.Decimate(pts, int(pw), func(p Point) float64 { return x(p.At) }, func(p Point) float64 { return p.Value })
 	var line, area strings.Builder
 	base := y(math.Max(lo, math.Min(0, hi)))
-	fmt.Fprintf(&area, "M%s,%s", num(x(drawn[0].At)), num(base))
+	fmt.Fprintf(&area, "M%s,%s", chart.Num(x(drawn[0].At)), chart.Num(base))
 	for i, p := range drawn {
 		if i > 0 {
 			line.WriteByte(' ')
 		}
-		fmt.Fprintf(&line, "%s,%s", num(x(p.At)), num(y(p.Value)))
-		fmt.Fprintf(&area, " L%s,%s", num(x(p.At)), num(y(p.Value)))
+		fmt.Fprintf(&line, "%s,%s", chart.Num(x(p.At)), chart.Num(y(p.Value)))
+		fmt.Fprintf(&area, " L%s,%s", chart.Num(x(p.At)), chart.Num(y(p.Value)))
 	}
-	fmt.Fprintf(&area, " L%s,%s Z", num(x(drawn[len(drawn)-1].At)), num(base))
+	fmt.Fprintf(&area, " L%s,%s Z", chart.Num(x(drawn[len(drawn)-1].At)), chart.Num(base))
 	v.Line, v.Area = line.String(), area.String()
 
-	for _, tk := range timeTicks(t0, t1, spec.loc, size.ticks) {
-		v.XTicks = append(v.XTicks, chartTick{X: round1(x(tk.at)), Label: tk.label, Datetime: tk.at.UTC().Format(time.RFC3339)})
+	for _, tk := range chart.TimeTicks(t0, t1, spec.loc, size.ticks) {
+		v.XTicks = append(v.XTicks, chartTick{X: chart.Round1(x(tk.At)), Label: tk.Label, Datetime: tk.At.UTC().Format(time.RFC3339)})
 	}
 
 	// Marker labels sit above the plot, on a second row when they would overlap.
@@ -356,7 +306,7 @@ func (d *Document) layoutChart(spec chartSpec, id string, size chartSize) *chart
 		if !m.inSeries {
 			continue
 		}
-		mx := round1(x(m.at))
+		mx := chart.Round1(x(m.at))
 		label := milestoneWords(m.name) + " " + d.clock(m.at)
 		width := 6.4 * float64(len([]rune(label)))
 		anchor, lx := "middle", mx
@@ -371,15 +321,15 @@ func (d *Document) layoutChart(spec chartSpec, id string, size chartSize) *chart
 			row = 1
 		}
 		lastEnd[row] = right
-		v.Markers = append(v.Markers, chartMarker{X: mx, LabelX: round1(lx), LabelY: 14 + 13*float64(row), Anchor: anchor, Label: label})
+		v.Markers = append(v.Markers, chartMarker{X: mx, LabelX: chart.Round1(lx), LabelY: 14 + 13*float64(row), Anchor: anchor, Label: label})
 	}
 
-	px, py := round1(x(spec.peak.At)), round1(y(spec.peak.Value))
-	pk := &chartPeak{X: px, Y: py, Label: "Peak " + formatSeriesValue(spec.peak.Value, s.Unit), LabelY: round1(py + 4)}
+	px, py := chart.Round1(x(spec.peak.At)), chart.Round1(y(spec.peak.Value))
+	pk := &chartPeak{X: px, Y: py, Label: "Peak " + formatSeriesValue(spec.peak.Value, s.Unit), LabelY: chart.Round1(py + 4)}
 	if px > v.PlotRight-6.8*float64(len(pk.Label))-12 {
-		pk.Anchor, pk.LabelX = "end", round1(px-8)
+		pk.Anchor, pk.LabelX = "end", chart.Round1(px-8)
 	} else {
-		pk.Anchor, pk.LabelX = "start", round1(px+8)
+		pk.Anchor, pk.LabelX = "start", chart.Round1(px+8)
 	}
 	v.Peak = pk
 	v.Title = fmt.Sprintf("Impact chart: %s (%s), %s – %s %s", cmpOr(s.Label, "impact"), cmpOr(s.Unit, "value"),
@@ -401,85 +351,6 @@ func unitSuffixShort(unit string) string {
 		return "%"
 	}
 	return ""
-}
-
-func round1(x float64) float64 { return math.Round(x*10) / 10 }
-
-// num formats a coordinate with at most one decimal.
-func num(x float64) string { return strconv.FormatFloat(round1(x), 'f', -1, 64) }
-
-// decimate keeps at most maxChartPoints points: when there are more, the minimum and the
-// maximum of each pixel column, in time order.
-func decimate(pts []Point, columns int, x func(time.Time) float64) []Point {
-	if len(pts) <= maxChartPoints || columns <= 0 {
-		return pts
-	}
-	out := make([]Point, 0, 2*columns+2)
-	col := -1
-	var lo, hi Point
-	flush := func() {
-		if col < 0 {
-			return
-		}
-		if lo.At.Before(hi.At) {
-			out = append(out, lo, hi)
-		} else if lo.At.Equal(hi.At) {
-			out = append(out, lo)
-		} else {
-			out = append(out, hi, lo)
-		}
-	}
-	for _, p := range pts {
-		c := int(x(p.At))
-		if c != col {
-			flush()
-			col, lo, hi = c, p, p
-			continue
-		}
-		if p.Value < lo.Value {
-			lo = p
-		}
-		if p.Value > hi.Value {
-			hi = p
-		}
-	}
-	flush()
-	return out
-}
-
-type timeTick struct {
-	at    time.Time
-	label string
-}
-
-// timeTicks returns at most max ticks between t0 and t1 at a round step, aligned to the
-// display zone's midnight and labelled in that zone.
-func timeTicks(t0, t1 time.Time, loc *time.Location, max int) []timeTick {
-	steps := []time.Duration{time.Minute, 2 * time.Minute, 5 * time.Minute, 10 * time.Minute, 15 * time.Minute,
-		30 * time.Minute, time.Hour, 2 * time.Hour, 3 * time.Hour, 6 * time.Hour, 12 * time.Hour, 24 * time.Hour,
-		48 * time.Hour, 7 * 24 * time.Hour}
-	span := t1.Sub(t0)
-	step := steps[len(steps)-1]
-	for _, s := range steps {
-		if int(span/s)+1 <= max {
-			step = s
-			break
-		}
-	}
-	layout := "15:04"
-	if step >= 24*time.Hour {
-		layout = "2 Jan"
-	}
-	l0 := t0.In(loc)
-	day := time.Date(l0.Year(), l0.Month(), l0.Day(), 0, 0, 0, 0, loc)
-	var out []timeTick
-	for t := day; !t.After(t1) && len(out) < 4*max; t = t.Add(step) {
-		if t.Before(t0) {
-			continue
-		}
-		out = append(out, timeTick{at: t, label: t.In(loc).Format(layout)})
-	}
-	return out
 }
 
 // RenderChartSVG writes the impact chart as a standalone SVG file (for Markdown pages,

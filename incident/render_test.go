@@ -339,32 +339,6 @@ func mustInstant(t *testing.T, d *Document, name string) time.Time {
 	return v
 }
 
-func TestNiceGridlines(t *testing.T) {
-	for _, tc := range []struct {
-		lo, hi float64
-		want   []float64
-	}{
-		{0, 52, []float64{0, 30, 60}},
-		{0, 100, []float64{0, 50, 100}},
-		{0, 72.8, []float64{0, 25, 50, 75}},
-		{0, 10, []float64{0, 5, 10}},
-		{0, 0, []float64{0, 0.5, 1}},
-		{0, 0.8, []float64{0, 0.3, 0.6, 0.9}},
-		{0, 4200, []float64{0, 2500, 5000}},
-		{-5, 20, []float64{-10, 0, 10, 20}},
-		{-1e308, 1e308, []float64{-1e308, 1e308}}, // the span overflows
-		{0, 1e-310, []float64{0, 1e-310}},
-	} {
-		got := NiceGridlines(tc.lo, tc.hi)
-		if diff := cmp.Diff(tc.want, got); diff != "" {
-			t.Errorf("NiceGridlines(%v, %v) (-want +got):\n%s", tc.lo, tc.hi, diff)
-		}
-		if got[0] > tc.lo || got[len(got)-1] < tc.hi {
-			t.Errorf("NiceGridlines(%v, %v) = %v does not cover the range", tc.lo, tc.hi, got)
-		}
-	}
-}
-
 // TestPageIsSelfContained checks that the pages make no external requests: no scripts,
 // no src, no stylesheet or font links, no url() in CSS; the only addresses are user
 // links in <a href>.
@@ -528,14 +502,6 @@ func BenchmarkRenderHTML(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-}
-
-func ExampleNiceGridlines() {
-	fmt.Println(NiceGridlines(0, 52))
-	fmt.Println(NiceGridlines(0, 4200))
-	// Output:
-	// [0 30 60]
-	// [0 2500 5000]
 }
 
 func ExampleDocument_ChartCaption() {

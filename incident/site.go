@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"goodput/chart"
 )
 
 // WriteSite writes a static site of postmortems to outDir (created if needed): one page
@@ -278,7 +280,7 @@ func distribution(name, definition, id string, samples []distSample, total int) 
 			break
 		}
 	}
-	x := func(d time.Duration) float64 { return round1(p.Left + (p.Right-p.Left)*scale(d)/scale(hi)) }
+	x := func(d time.Duration) float64 { return chart.Round1(p.Left + (p.Right-p.Left)*scale(d)/scale(hi)) }
 	for _, t := range tickLadder {
 		if t.d > hi {
 			break
