@@ -314,6 +314,16 @@ type Row struct {
 	Dependencies []DependencyGauge
 }
 
+// Amplification is the tick's attempts per offered request at its most amplified layer
+// (see [Amplification]), rounded to four decimals; ok is false when nothing was offered in
+// the tick.
+func (r *Row) Amplification() (v float64, ok bool) {
+	if r.Offered == 0 {
+		return 0, false
+	}
+	return maxLayerRatio(r.LayerAttempts, r.Offered), true
+}
+
 // Sample is the gauges the model measures once per tick ([Recorder.Sample]).
 type Sample struct {
 	// QueueAgeMax is the age of the oldest useful queued work across instances.

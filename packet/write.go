@@ -150,8 +150,8 @@ func seriesRecord(rec []string, a Arm, row Row, layers, deps []string) []string 
 		per(row.Ambiguous), per(row.Shed), per(row.Orphans), per(row.CancelsCompleted),
 		i64(row.Duplicates), per(row.CacheHits), per(row.CacheMisses),
 	)
-	if row.Offered > 0 {
-		rec = append(rec, fmtFloat(maxLayerRatio(row.LayerAttempts, row.Offered)))
+	if amp, ok := row.Amplification(); ok {
+		rec = append(rec, fmtFloat(amp))
 	} else {
 		rec = append(rec, "")
 	}
