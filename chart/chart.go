@@ -65,11 +65,12 @@ func RoundSig(x float64, digits int) float64 {
 // Tick is a time label of the horizontal axis.
 type Tick struct {
 	At    time.Time
-	Label string // "14:05", or "2 Jan" for steps of a day or more
+	Label string // "14:05"; "14:05:30" for steps under a minute, "2 Jan" for a day or more
 }
 
 // tickSteps are the round steps TimeTicks chooses from.
-var tickSteps = []time.Duration{time.Minute, 2 * time.Minute, 5 * time.Minute, 10 * time.Minute, 15 * time.Minute,
+var tickSteps = []time.Duration{time.Second, 2 * time.Second, 5 * time.Second, 10 * time.Second, 15 * time.Second,
+	30 * time.Second, time.Minute, 2 * time.Minute, 5 * time.Minute, 10 * time.Minute, 15 * time.Minute,
 	30 * time.Minute, time.Hour, 2 * time.Hour, 3 * time.Hour, 6 * time.Hour, 12 * time.Hour, 24 * time.Hour,
 	48 * time.Hour, 7 * 24 * time.Hour}
 
@@ -85,7 +86,10 @@ func TimeTicks(t0, t1 time.Time, loc *time.Location, max int) []Tick {
 		}
 	}
 	layout := "15:04"
-	if step >= 24*time.Hour {
+	switch {
+	case step < time.Minute:
+		layout = "15:04:05"
+	case step >= 24*time.Hour:
 		layout = "2 Jan"
 	}
 	l0 := t0.In(loc)

@@ -51,6 +51,7 @@ func TestTimeTicks(t *testing.T) {
 		{"40 minutes by 10", t0, t0.Add(40 * time.Minute), time.UTC, 6, []string{"14:00", "14:10", "14:20", "14:30", "14:40"}},
 		{"unaligned start", t0.Add(90 * time.Second), t0.Add(20 * time.Minute), time.UTC, 6, []string{"14:05", "14:10", "14:15", "14:20"}},
 		{"display zone", t0, t0.Add(time.Hour), berlin, 5, []string{"15:00", "15:15", "15:30", "15:45", "16:00"}},
+		{"seconds", t0, t0.Add(10 * time.Second), time.UTC, 9, []string{"14:00:00", "14:00:02", "14:00:04", "14:00:06", "14:00:08", "14:00:10"}},
 		{"days", t0, t0.Add(5 * 24 * time.Hour), time.UTC, 6, []string{"11 Mar", "12 Mar", "13 Mar", "14 Mar", "15 Mar"}},
 	} {
 		var got []string
