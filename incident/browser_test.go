@@ -2,42 +2,17 @@ package incident
 
 import (
 	"bytes"
-	"cmp"
-	"context"
-	"image"
-	"image/color"
-	"image/png"
-	"maps"
-	"net/http"
-	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
-	"github.com/chromedp/cdproto/cdp"
-	"github.com/chromedp/cdproto/emulation"
-	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
-)
 
-// chromiumPath returns the Chromium binary the browser test drives, or "".
-func chromiumPath() string {
-	if p := os.Getenv("GOODPUT_CHROMIUM"); p != "" {
-		return p
-	}
-	for _, name := range []string{"/usr/bin/chromium", "chromium", "chromium-browser", "google-chrome", "google-chrome-stable"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	return ""
-}
+	"goodput/internal/browsertest"
+)
 
 // layout is what the browser test measures on a rendered page.
 type layout struct {
@@ -98,14 +73,6 @@ const measureJS = `(() => {
 // $GOODPUT_SCREENSHOT_DIR set, the 1280 px screenshot of seed 000 is also written there
 // as postmortem-seed000.png (the README's screenshot).
 func TestBrowserLayout(t *testing.T) {
-	if testing.Short() {
-		t.Skip("browser test skipped in -short mode")
-	}
-	bin := chromiumPath()
-	if bin == "" {
-		t.Skip("no Chromium binary found (looked for /usr/bin/chromium, chromium, chromium-browser, google-chrome; set GOODPUT_CHROMIUM); .ci/run installs Debian's chromium")
-	}
-
 	type pageCase struct {
 		name  string // URL path and screenshot name
 		title string // the document title the page must show whole
@@ -143,58 +110,13 @@ func TestBrowserLayout(t *testing.T) {
 	}
 	pages = append(pages, pageCase{name: "site-index", title: "Postmortems", html: index})
 
-	mux := http.NewServeMux()
+	var served []browsertest.Page
 	for _, p := range pages {
-		mux.HandleFunc("/"+p.name+".html", func(w http.ResponseWriter, r *http.Request) {
-			w.Header().Set("Content-Type", "text/html; charset=utf-8")
-			w.Write(p.html)
-		})
+		served = append(served, browsertest.Page{Name: p.name, HTML: p.html})
 	}
-	srv := httptest.NewServer(mux)
-	defer srv.Close()
-
-	artifacts := os.Getenv("GOODPUT_ARTIFACTS")
-	if artifacts == "" {
-		artifacts = t.TempDir()
-	} else if err := os.MkdirAll(artifacts, 0o755); err != nil {
-		t.Fatal(err)
-	}
-
-	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(),
-		chromedp.ExecPath(bin),
-		chromedp.Headless,
-		chromedp.NoSandbox,
-		chromedp.DisableGPU,
-		chromedp.NoFirstRun,
-		chromedp.NoDefaultBrowserCheck,
-		chromedp.Flag("disable-quic", true),
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.Flag("disable-extensions", true),
-		chromedp.Flag("hide-scrollbars", true),
-		chromedp.UserDataDir(t.TempDir()),
-	)
-	defer cancelAlloc()
-
-	var mu sync.Mutex
-	var requested []string
-	ctx, cancel := chromedp.NewContext(allocCtx, chromedp.WithListener(func(ev any) {
-		if e, ok := ev.(*network.EventRequestWillBeSent); ok {
-			mu.Lock()
-			requested = append(requested, e.Request.URL)
-			mu.Unlock()
-		}
-	}))
-	defer cancel()
-	// Start the browser with the test's context (a timeout on this first run would
-	// bound the browser's whole life), then bound the rest: a hung browser must not
-	// hang the test.
-	if err := chromedp.Do(ctx); err != nil {
-		t.Fatalf("starting %s: %v", bin, err)
-	}
-	ctx, cancelRun := context.WithTimeout(ctx, 50*time.Second)
-	defer cancelRun()
+	br := browsertest.Start(t, 50*time.Second, served...)
+	ctx := br.Context()
+	artifacts := browsertest.Artifacts(t)
 
 	for _, p := range pages {
 		for _, view := range []struct {
@@ -206,11 +128,7 @@ func TestBrowserLayout(t *testing.T) {
 				shotName = p.name + "-" + view.media
 			}
 			t.Run(p.name+"/"+strings.TrimPrefix(shotName, p.name+"-"), func(t *testing.T) {
-				url := srv.URL + "/" + p.name + ".html"
-				mu.Lock()
-				requested = requested[:0]
-				mu.Unlock()
-				if err := chromedp.Do(ctx, emulateMedia(view.media), chromedp.EmulateViewport(width, 900), chromedp.Navigate(url)); err != nil {
+				if err := br.Load(p.name, width, view.media); err != nil {
 					t.Fatal(err)
 				}
 				m, err := chromedp.Run(ctx, chromedp.Evaluate[layout](measureJS))
@@ -263,7 +181,7 @@ func TestBrowserLayout(t *testing.T) {
 				}
 				t.Logf("screenshot: %s (%d KB)", shot, len(full)/1024)
 				if dir := os.Getenv("GOODPUT_SCREENSHOT_DIR"); dir != "" && p.name == "seed000" && width == 1280 && view.media == "" {
-					small, err := compactPNG(full)
+					small, err := browsertest.CompactPNG(full)
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -277,73 +195,12 @@ func TestBrowserLayout(t *testing.T) {
 					t.Logf("README screenshot: %s (%d KB)", readme, len(small)/1024)
 				}
 
-				mu.Lock()
-				defer mu.Unlock()
-				for _, u := range requested {
-					if u != url && !strings.HasPrefix(u, "data:") {
-						t.Errorf("the page requested %s", u)
-					}
+				for _, u := range br.Foreign(p.name) {
+					t.Errorf("the page requested %s", u)
 				}
 			})
 		}
 	}
-}
-
-// emulateMedia sets the CSS media type ("print", or "" for the default screen).
-func emulateMedia(media string) chromedp.Action[chromedp.Void] {
-	return func(ctx context.Context, t *chromedp.Target) (chromedp.Void, error) {
-		_, err := cdp.Call(ctx, t, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{Media: media})
-		return chromedp.Void{}, err
-	}
-}
-
-// compactPNG re-encodes a screenshot with a palette of its 256 most frequent colours
-// (each pixel mapped to the nearest), which keeps text and chart crisp at about a third
-// of the size: the README's screenshot is committed.
-func compactPNG(data []byte) ([]byte, error) {
-	img, err := png.Decode(bytes.NewReader(data))
-	if err != nil {
-		return nil, err
-	}
-	b := img.Bounds()
-	rgba := func(x, y int) color.RGBA {
-		r, g, bl, a := img.At(x, y).RGBA()
-		return color.RGBA{uint8(r >> 8), uint8(g >> 8), uint8(bl >> 8), uint8(a >> 8)}
-	}
-	counts := map[color.RGBA]int{}
-	for y := b.Min.Y; y < b.Max.Y; y++ {
-		for x := b.Min.X; x < b.Max.X; x++ {
-			counts[rgba(x, y)]++
-		}
-	}
-	key := func(c color.RGBA) uint32 { return uint32(c.R)<<24 | uint32(c.G)<<16 | uint32(c.B)<<8 | uint32(c.A) }
-	cols := slices.Collect(maps.Keys(counts))
-	slices.SortFunc(cols, func(p, q color.RGBA) int {
-		return cmp.Or(cmp.Compare(counts[q], counts[p]), cmp.Compare(key(p), key(q)))
-	})
-	pal := make(color.Palette, min(len(cols), 256))
-	for i := range pal {
-		pal[i] = cols[i]
-	}
-	out := image.NewPaletted(b, pal)
-	index := map[color.RGBA]uint8{}
-	for y := b.Min.Y; y < b.Max.Y; y++ {
-		for x := b.Min.X; x < b.Max.X; x++ {
-			c := rgba(x, y)
-			i, ok := index[c]
-			if !ok {
-				i = uint8(pal.Index(c))
-				index[c] = i
-			}
-			out.SetColorIndex(x, y, i)
-		}
-	}
-	var buf bytes.Buffer
-	enc := png.Encoder{CompressionLevel: png.BestCompression}
-	if err := enc.Encode(&buf, out); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
