@@ -1,5 +1,6 @@
-// Package report renders a comparison [packet.Packet] for people: the arms side by side as a
-// terminal table now; HTML with SVG charts and Markdown belong here too.
+// Package report renders a comparison [packet.Packet] for people: the arms side by side
+// as a terminal table ([Table]) and as a self-contained HTML page with SVG charts ([HTML]),
+// which `goodput replay --out DIR` writes as report.html beside the packet's data files.
 //
 // # The terminal table
 //
@@ -15,5 +16,17 @@
 //	}
 //	return report.Table(os.Stdout, p)
 //
-// The table is a pure function of the packet: identical packets give identical bytes.
+// # The report page
+//
+// [HTML] writes one page that needs nothing else: no script, no stylesheet or font to
+// fetch, readable without JavaScript and printable. It opens with each arm's key figures,
+// then charts the per-tick series on the run's clock with one line per arm (goodput against
+// the offered load, attempts per offered request, the oldest queued work, completion
+// latency p99, requests in flight), each fault window shaded and every fault, alert and
+// load-state transition marked with its number in the events table; a strip per arm shows
+// its load state over time. The full table of [Table] follows, with the objectives and
+// invariants marked. Every chart has a generated description of its lines (lowest and
+// highest point, with their times) as its caption and accessible name.
+//
+// Both are pure functions of the packet: identical packets give identical bytes.
 package report

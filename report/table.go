@@ -9,7 +9,6 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
-	"time"
 	"unicode/utf8"
 
 	"goodput/packet"
@@ -37,14 +36,8 @@ func Table(w io.Writer, p *packet.Packet) error {
 
 func header(b *bytes.Buffer, p *packet.Packet) {
 	fmt.Fprintf(b, "goodput replay: %s   seed %d", p.Scenario, p.Seed)
-	if len(p.Arms) > 0 {
-		a := p.Arms[0]
-		span := time.Duration(a.Duration * float64(time.Second))
-		tick := time.Duration(a.TickMS * float64(time.Millisecond))
-		fmt.Fprintf(b, "   %v simulated, tick %v", span, tick)
-		if !a.Start.IsZero() {
-			fmt.Fprintf(b, ", from %s", a.Start.UTC().Format(time.RFC3339))
-		}
+	if s := summary(p); s != "" {
+		b.WriteString("   " + s)
 	}
 	arms := "arms"
 	if len(p.Arms) == 1 {

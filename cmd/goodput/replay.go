@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"flag"
@@ -8,6 +9,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -60,8 +62,9 @@ func replayUsage(w io.Writer, fs *flag.FlagSet) {
 	fmt.Fprintln(w, "usage: goodput replay FILE.scenario.yaml [--seed N] [--out DIR] [--json] [--quiet]")
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "Replays the scenario's incident under every arm (policy) on identical offered load and")
-	fmt.Fprintln(w, "random draws, prints the arms side by side, and with --out writes packet.json, series.csv")
-	fmt.Fprintln(w, "and events.jsonl. Flags may come before or after FILE.")
+	fmt.Fprintln(w, "random draws, prints the arms side by side, and with --out writes packet.json, series.csv,")
+	fmt.Fprintln(w, "events.jsonl and report.html (the arms' figures and charts, one page that needs nothing")
+	fmt.Fprintln(w, "else). Flags may come before or after FILE.")
 	fmt.Fprintln(w)
 	fs.PrintDefaults()
 }
@@ -82,7 +85,7 @@ func parseReplayFlags(args []string, stderr io.Writer) (replayFlags, error) {
 	fs := flag.NewFlagSet("replay", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Uint64Var(&f.seed, "seed", 0, "random seed (default: the scenario's seed)")
-	fs.StringVar(&f.out, "out", "", "write packet.json, series.csv and events.jsonl to `DIR` (created if needed)")
+	fs.StringVar(&f.out, "out", "", "write packet.json, series.csv, events.jsonl and report.html to `DIR` (created if needed)")
 	fs.BoolVar(&f.json, "json", false, "write packet.json to standard output instead of the table")
 	fs.BoolVar(&f.quiet, "quiet", false, "print nothing on success except what --json asks for")
 	fs.Usage = func() { replayUsage(stderr, fs) }
@@ -158,7 +161,7 @@ func replay(ctx context.Context, args []string, stdout, stderr io.Writer, env re
 // written.
 func writeReplay(p *packet.Packet, f replayFlags, stdout, stderr io.Writer) error {
 	if f.out != "" {
-		if err := p.WriteDir(f.out); err != nil {
+		if err := writePacketDir(p, f.out); err != nil {
 			return err
 		}
 	}
@@ -173,7 +176,7 @@ func writeReplay(p *packet.Packet, f replayFlags, stdout, stderr io.Writer) erro
 		}
 	}
 	if f.out != "" && !f.quiet {
-		fmt.Fprintf(stderr, "goodput: wrote %s, %s and %s to %s\n", packet.JSONFile, packet.SeriesFile, packet.EventsFile, f.out)
+		fmt.Fprintf(stderr, "goodput: wrote %s, %s, %s and %s to %s\n", packet.JSONFile, packet.SeriesFile, packet.EventsFile, report.HTMLFile, f.out)
 	}
 	var failed []string
 	for _, a := range p.Arms {
@@ -185,6 +188,21 @@ func writeReplay(p *packet.Packet, f replayFlags, stdout, stderr io.Writer) erro
 	}
 	if len(failed) > 0 {
 		return fmt.Errorf("replay: invariant failed: %s", strings.Join(failed, "; "))
+	}
+	return nil
+}
+
+// writePacketDir writes the packet's data files and its report page to dir.
+func writePacketDir(p *packet.Packet, dir string) error {
+	if err := p.WriteDir(dir); err != nil {
+		return err
+	}
+	var page bytes.Buffer
+	if err := report.HTML(&page, p); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, report.HTMLFile), page.Bytes(), 0o644); err != nil {
+		return fmt.Errorf("replay: %w", err)
 	}
 	return nil
 }

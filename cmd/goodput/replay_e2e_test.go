@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"goodput/packet"
+	"goodput/report"
 	"goodput/scenario"
 )
 
@@ -60,6 +61,15 @@ func TestReplayEndToEnd(t *testing.T) {
 	}
 	if rows := strings.Count(string(series), "\n"); rows < 1+2*60 {
 		t.Errorf("series.csv has %d lines, want a header and at least 60 ticks for each of 2 arms", rows)
+	}
+	page, err := os.ReadFile(filepath.Join(dir, report.HTMLFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"<h1>small</h1>", `id="chart-goodput"`, `id="chart-queue-age"`} {
+		if !bytes.Contains(page, []byte(want)) {
+			t.Errorf("%s lacks %s", report.HTMLFile, want)
+		}
 	}
 	if !strings.Contains(stderr.String(), "wrote packet.json") {
 		t.Errorf("stderr: %q", stderr.String())

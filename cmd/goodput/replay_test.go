@@ -152,7 +152,18 @@ func TestReplayJSONAndOut(t *testing.T) {
 			t.Errorf("%s: %v (%d bytes)", name, err, len(b))
 		}
 	}
-	if !strings.Contains(stderr.String(), "wrote packet.json, series.csv and events.jsonl to "+dir) {
+	page, err := os.ReadFile(filepath.Join(dir, report.HTMLFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wantPage bytes.Buffer
+	if err := report.HTML(&wantPage, p); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(page, wantPage.Bytes()) {
+		t.Errorf("%s in --out is not the packet's report page", report.HTMLFile)
+	}
+	if !strings.Contains(stderr.String(), "wrote packet.json, series.csv, events.jsonl and report.html to "+dir) {
 		t.Errorf("stderr: %q", stderr.String())
 	}
 }

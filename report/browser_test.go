@@ -1,0 +1,148 @@
+package report
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"goodput/internal/browsertest"
+)
+
+// drawn is what the browser test measures on a report page.
+type drawn struct {
+	DocScrollW float64 `json:"docScrollW"`
+	InnerWidth float64 `json:"innerWidth"`
+	Scripts    int     `json:"scripts"`
+	Charts     []struct {
+		ID      string    `json:"id"`
+		Width   float64   `json:"width"`
+		Height  float64   `json:"height"`
+		Lines   []float64 `json:"lines"`   // the length of each polyline
+		Overlap []string  `json:"overlap"` // marker labels whose boxes intersect
+	} `json:"charts"`
+}
+
+const drawnJS = `(() => {
+  const charts = [];
+  for (const svg of document.querySelectorAll('svg.chart')) {
+    const r = svg.getBoundingClientRect();
+    const labels = [...svg.querySelectorAll('text.marker-label')].map(t => ({text: t.textContent, b: t.getBBox()}));
+    const overlap = [];
+    for (let i = 0; i < labels.length; i++) for (let j = i + 1; j < labels.length; j++) {
+      const a = labels[i].b, b = labels[j].b;
+      if (a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height)
+        overlap.push(labels[i].text + ' / ' + labels[j].text);
+    }
+    charts.push({id: svg.closest('figure').id, width: r.width, height: r.height,
+      lines: [...svg.querySelectorAll('polyline')].map(p => p.getTotalLength()),
+      overlap: overlap});
+  }
+  return {docScrollW: document.documentElement.scrollWidth, innerWidth: innerWidth,
+    scripts: document.scripts.length, charts: charts};
+})()`
+
+// TestBrowserReport opens two report pages in headless Chromium — the golden page of the
+// synthetic packet (testdata/report.html) and the Northstar replay's
+// (examples/northstar/packet/report.html) — at phone (375 px) and desktop (1280 px) widths
+// and with the print stylesheet on an A4 width (794 px): the page does not scroll sideways
+// (wide charts and tables scroll in their own boxes), every chart is drawn with lines of
+// some length, no two marker labels overlap, and the page requests nothing but itself.
+// Full-page screenshots go to $GOODPUT_ARTIFACTS (or a temporary directory); with
+// $GOODPUT_SCREENSHOT_DIR set, the top of the Northstar page at 1280 px is also written
+// there as replay-northstar.png (the README's screenshot).
+func TestBrowserReport(t *testing.T) {
+	var pages []browsertest.Page
+	for _, p := range []struct{ name, path string }{
+		{"synthetic", filepath.Join("testdata", "report.html")},
+		{"northstar", filepath.Join("..", "examples", "northstar", "packet", HTMLFile)},
+	} {
+		html, err := os.ReadFile(p.path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pages = append(pages, browsertest.Page{Name: p.name, HTML: html})
+	}
+	br := browsertest.Start(t, 60*time.Second, pages...)
+	artifacts := browsertest.Artifacts(t)
+	for _, page := range pages {
+		for _, view := range []struct {
+			width int64
+			media string
+		}{{375, ""}, {1280, ""}, {794, "print"}} {
+			name := page.Name + "-" + strconv.FormatInt(view.width, 10)
+			if view.media != "" {
+				name = page.Name + "-" + view.media
+			}
+			t.Run(name, func(t *testing.T) {
+				if err := br.Load(page.Name, view.width, view.media); err != nil {
+					t.Fatal(err)
+				}
+				m, err := chromedp.Run(br.Context(), chromedp.Evaluate[drawn](drawnJS))
+				if err != nil {
+					t.Fatal(err)
+				}
+				checkDrawn(t, m)
+				for _, u := range br.Foreign(page.Name) {
+					t.Errorf("the page requested %s", u)
+				}
+				shot, err := chromedp.Run(br.Context(), chromedp.FullScreenshot(100))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(filepath.Join(artifacts, "report-"+name+".png"), shot, 0o644); err != nil {
+					t.Fatal(err)
+				}
+				dir := os.Getenv("GOODPUT_SCREENSHOT_DIR")
+				if dir == "" || page.Name != "northstar" || view.width != 1280 || view.media != "" {
+					return
+				}
+				// The README shows the top of the page: the key figures and the first charts.
+				if err := chromedp.Do(br.Context(), chromedp.EmulateViewport(1280, 1500)); err != nil {
+					t.Fatal(err)
+				}
+				top, err := chromedp.Run(br.Context(), chromedp.CaptureScreenshot())
+				if err != nil {
+					t.Fatal(err)
+				}
+				small, err := browsertest.CompactPNG(top)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(filepath.Join(dir, "replay-northstar.png"), small, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			})
+		}
+	}
+}
+
+// checkDrawn reports what is wrong with a page's measured drawing.
+func checkDrawn(t *testing.T, m drawn) {
+	t.Helper()
+	if m.DocScrollW > m.InnerWidth {
+		t.Errorf("the page scrolls sideways: scrollWidth %v > innerWidth %v", m.DocScrollW, m.InnerWidth)
+	}
+	if m.Scripts != 0 {
+		t.Errorf("the page has %d scripts", m.Scripts)
+	}
+	if len(m.Charts) < 5 {
+		t.Errorf("%d charts drawn, want at least five", len(m.Charts))
+	}
+	for _, c := range m.Charts {
+		if c.Width < 300 || c.Height < 30 {
+			t.Errorf("%s: drawn %v × %v px", c.ID, c.Width, c.Height)
+		}
+		for i, l := range c.Lines {
+			if l <= 0 {
+				t.Errorf("%s: line %d has no length", c.ID, i)
+			}
+		}
+		if len(c.Overlap) > 0 {
+			t.Errorf("%s: marker labels overlap: %v", c.ID, c.Overlap)
+		}
+	}
+}

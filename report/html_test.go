@@ -1,0 +1,262 @@
+package report
+
+import (
+	"bytes"
+	"encoding/xml"
+	"fmt"
+	"io"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"goodput/packet"
+)
+
+// annotated is the synthetic comparison with the events a replay writes: a fault that
+// starts and ends in both arms, an alert in the baseline, and the protected arm's
+// transitions (already among its events).
+func annotated() *packet.Packet {
+	p := comparison()
+	start := p.Arms[0].Start
+	ev := func(t float64, kind, text string) packet.Event {
+		return packet.Event{At: start.Add(time.Duration(t * float64(time.Second))), T: t, Kind: kind, Text: text}
+	}
+	for i := range p.Arms {
+		a := &p.Arms[i]
+		extra := []packet.Event{
+			ev(3, "fault", "start: payment-risk service time p50 40ms p99 410ms (storage maintenance)"),
+			ev(6, "fault", "end: payment-risk service time p50 40ms p99 410ms (storage maintenance)"),
+		}
+		if i == 0 {
+			extra = append(extra, ev(4, "alert", "queue age fired: queue_age 900ms"))
+		}
+		for j := range extra {
+			extra[j].Arm = a.Name
+		}
+		a.Events = append(a.Events, extra...)
+		sortEvents(a.Events)
+	}
+	return p
+}
+
+func sortEvents(es []packet.Event) {
+	for i := 1; i < len(es); i++ {
+		for j := i; j > 0 && es[j].T < es[j-1].T; j-- {
+			es[j], es[j-1] = es[j-1], es[j]
+		}
+	}
+}
+
+func render(t *testing.T, p *packet.Packet) string {
+	t.Helper()
+	var b bytes.Buffer
+	if err := HTML(&b, p); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+func TestHTMLGolden(t *testing.T) {
+	golden(t, "report.html", []byte(render(t, annotated())))
+}
+
+func TestHTMLDeterministic(t *testing.T) {
+	if render(t, annotated()) != render(t, annotated()) {
+		t.Error("two renders of one packet differ")
+	}
+}
+
+var svgRe = regexp.MustCompile(`(?s)<svg class="chart".*?</svg>`)
+
+// TestHTMLCharts checks the charts' content against the packet: one line per arm (and the
+// offered load on the goodput chart) with a point per tick inside the plot, the fault
+// window shaded, and a marker per event, numbered as in the events table.
+func TestHTMLCharts(t *testing.T) {
+	p := annotated()
+	page := render(t, p)
+	svgs := svgRe.FindAllString(page, -1)
+	if len(svgs) == 0 {
+		t.Fatal("no charts")
+	}
+	for _, s := range svgs {
+		// Inline SVG must be well-formed XML to be drawn the same everywhere.
+		if err := wellFormed(s); err != nil {
+			t.Errorf("chart is not well-formed: %v\n%s", err, s)
+		}
+	}
+	goodput := chartSVG(t, page, "goodput")
+	lines := regexp.MustCompile(`<polyline class="line ([a-z0-9]+)" points="([^"]*)"><title>([^<]*)</title>`).FindAllStringSubmatch(goodput, -1)
+	var names []string
+	for _, l := range lines {
+		names = append(names, l[3])
+		pts := strings.Fields(l[2])
+		if ticks := int(p.Arms[0].Duration); len(pts) != ticks {
+			t.Errorf("line %s has %d points, want one per tick of the run (%d; the series has %d with the drain)",
+				l[3], len(pts), ticks, len(p.Arms[0].Series))
+		}
+		for _, pt := range pts {
+			x, y, _ := strings.Cut(pt, ",")
+			if xf, yf := atof(t, x), atof(t, y); xf < plotLeft || xf > plotRight || yf < plotTop || yf > plotBottom {
+				t.Errorf("line %s: point %s outside the plot", l[3], pt)
+			}
+		}
+	}
+	if got, want := strings.Join(names, " "), "offered baseline protected"; got != want {
+		t.Errorf("goodput chart lines %q, want %q", got, want)
+	}
+	if n := strings.Count(goodput, `<rect class="band"`); n != 1 {
+		t.Errorf("goodput chart has %d fault bands, want 1 (3 s to 6 s)", n)
+	}
+	// Events: the fault start (both arms), the transition at 3 s, the alert at 4 s, another
+	// transition at 7 s, the fault end at 6 s. The start and the transition, both at 3 s,
+	// share a marker.
+	events := regexp.MustCompile(`<tr class="kind-[a-z]+"><td class="num">(\d+)</td>`).FindAllStringSubmatch(page, -1)
+	var labels []string
+	for _, m := range regexp.MustCompile(`<text class="marker-label"[^>]*>([^<]+)</text>`).FindAllStringSubmatch(goodput, -1) {
+		labels = append(labels, m[1])
+	}
+	if len(events) != 5 {
+		t.Fatalf("events table has %d rows, want 5", len(events))
+	}
+	if got, want := strings.Join(labels, " "), "1–2 3 4 5"; got != want {
+		t.Errorf("marker labels %q, want %q", got, want)
+	}
+	if !strings.Contains(page, `<td>all arms</td><td>fault</td><td>start: payment-risk service time`) {
+		t.Error("the fault both arms share is not listed once for all arms")
+	}
+	// The load-state strip has the protected arm only, with its three spans.
+	states := chartSVG(t, page, "load-state")
+	if n := strings.Count(states, `<rect class="state-`); n != 3 {
+		t.Errorf("load-state strip has %d segments, want 3 (Normal, Protected, Normal)", n)
+	}
+	if strings.Contains(states, ">baseline<") {
+		t.Error("the baseline arm, which reports no load state, has a strip")
+	}
+}
+
+// chartSVG returns the svg of the figure with id chart-ID.
+func chartSVG(t *testing.T, page, id string) string {
+	t.Helper()
+	i := strings.Index(page, `<figure id="chart-`+id+`">`)
+	if i < 0 {
+		t.Fatalf("no chart %s", id)
+	}
+	s := svgRe.FindString(page[i:])
+	if s == "" {
+		t.Fatalf("chart %s has no svg", id)
+	}
+	return s
+}
+
+func atof(t *testing.T, s string) float64 {
+	t.Helper()
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+func wellFormed(s string) error {
+	d := xml.NewDecoder(strings.NewReader(s))
+	for {
+		_, err := d.Token()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
+// TestHTMLSelfContained checks that the page asks for nothing outside itself: no script,
+// no src, no stylesheet link, no url() in CSS; its only links are to the packet's files
+// beside it and to its own sections.
+func TestHTMLSelfContained(t *testing.T) {
+	page := render(t, annotated())
+	for _, bad := range []string{"<script", " src=", "<link", "url(", "@import", "http://", "https://"} {
+		if strings.Contains(page, bad) {
+			t.Errorf("page contains %q", bad)
+		}
+	}
+	for _, m := range regexp.MustCompile(`href="([^"]*)"`).FindAllStringSubmatch(page, -1) {
+		switch h := m[1]; h {
+		case packet.JSONFile, packet.SeriesFile, packet.EventsFile:
+		default:
+			if !strings.HasPrefix(h, "#") {
+				t.Errorf("link to %q", h)
+			}
+		}
+	}
+}
+
+// TestHTMLEscapes checks that names and texts from the scenario cannot inject markup.
+func TestHTMLEscapes(t *testing.T) {
+	p := annotated()
+	p.Scenario = `<script>alert("x")</script>`
+	p.Arms[0].Events[0].Text = `start: <img onerror=x> & more`
+	page := render(t, p)
+	if strings.Contains(page, "<script>") || strings.Contains(page, "<img") {
+		t.Errorf("markup from the packet reached the page unescaped")
+	}
+	if !strings.Contains(page, "&lt;script&gt;alert(&#34;x&#34;)&lt;/script&gt;") {
+		t.Error("the scenario name is not shown, escaped")
+	}
+}
+
+// TestHTMLLongRun checks that a long run's lines are decimated to the plot's pixel
+// columns, keeping each column's extremes, and that a chart whose every value is the same
+// is left out.
+func TestHTMLLongRun(t *testing.T) {
+	start := time.Date(2026, 3, 10, 14, 0, 0, 0, time.UTC)
+	a := packet.Arm{Name: "only", Start: start, TickMS: 1000, Duration: 5000}
+	for i := range 5000 {
+		r := packet.Row{T: time.Duration(i) * time.Second, Offered: 100, Goodput: 90, LayerAttempts: []int64{100}}
+		if i == 2500 {
+			r.Goodput = 7 // a dip that must survive
+		}
+		a.Series = append(a.Series, r)
+	}
+	page := render(t, &packet.Packet{Scenario: "long", Arms: []packet.Arm{a}})
+	goodput := chartSVG(t, page, "goodput")
+	m := regexp.MustCompile(`<polyline class="line arm0" points="([^"]*)"`).FindStringSubmatch(goodput)
+	if m == nil {
+		t.Fatal("no line for the arm")
+	}
+	pts := strings.Fields(m[1])
+	if cols := int(plotRight - plotLeft); len(pts) > 2*cols+2 {
+		t.Errorf("%d points for %d columns", len(pts), cols)
+	}
+	if !strings.Contains(page, "only from 7/s (14:41:40)") {
+		t.Errorf("the caption misses the dip: %s", regexp.MustCompile(`only from[^.;]*`).FindString(page))
+	}
+	if strings.Contains(page, `id="chart-amplification"`) {
+		t.Error("a flat amplification chart (1× throughout) was drawn")
+	}
+}
+
+func TestHTMLNoArms(t *testing.T) {
+	page := render(t, &packet.Packet{Scenario: "empty"})
+	if !strings.Contains(page, "no arms") {
+		t.Errorf("page for an empty packet: %s", page)
+	}
+}
+
+func ExampleHTML() {
+	start := time.Date(2026, 3, 10, 14, 0, 0, 0, time.UTC)
+	arm := packet.Arm{Name: "baseline", Start: start, TickMS: 1000, Duration: 3}
+	for i, goodput := range []int64{90, 40, 85} {
+		arm.Series = append(arm.Series, packet.Row{T: time.Duration(i) * time.Second, Offered: 100, Goodput: goodput})
+	}
+	var page bytes.Buffer
+	if err := HTML(&page, &packet.Packet{Scenario: "example", Seed: 1, Arms: []packet.Arm{arm}}); err != nil {
+		panic(err)
+	}
+	caption := regexp.MustCompile(`<span id="chart-goodput-desc">([^<]*)</span>`).FindStringSubmatch(page.String())
+	fmt.Println(caption[1])
+	// Output:
+	// offered from 100/s (14:00:00) to 100/s (14:00:00); baseline from 40/s (14:00:01) to 90/s (14:00:00).
+}
