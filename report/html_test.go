@@ -5,6 +5,7 @@ import (
 	"encoding/xml"
 	"fmt"
 	"io"
+	"math"
 	"regexp"
 	"strconv"
 	"strings"
@@ -259,4 +260,37 @@ func ExampleHTML() {
 	fmt.Println(caption[1])
 	// Output:
 	// offered from 100/s (14:00:00) to 100/s (14:00:00); baseline from 40/s (14:00:01) to 90/s (14:00:00).
+}
+
+// BenchmarkHTML renders the page of a packet the size of Northstar's: two arms of 2,400
+// one-second ticks with every gauge sampled, and 40 events.
+//
+//	go test -run '^$' -bench HTML -benchmem ./report
+func BenchmarkHTML(b *testing.B) {
+	start := time.Date(2026, 3, 10, 14, 0, 0, 0, time.UTC)
+	p := &packet.Packet{Scenario: "bench", Seed: 1}
+	for ai, name := range []string{"baseline", "protected"} {
+		a := packet.Arm{Name: name, Start: start, TickMS: 1000, Duration: 2400}
+		for i := range 2400 {
+			wave := int64(1000 * (1 + math.Sin(float64(i*(ai+1))/37)))
+			a.Series = append(a.Series, packet.Row{T: time.Duration(i) * time.Second, Offered: 9000, Goodput: 7000 + wave,
+				LayerAttempts: []int64{9000 + wave}, LatencyP50: 80 * time.Millisecond, LatencyP99: time.Duration(200+wave) * time.Millisecond,
+				Sampled: true, Sample: packet.Sample{QueueAgeMax: time.Duration(wave) * time.Millisecond, InFlight: int(900 + wave), State: "Normal"}})
+		}
+		for i := range 20 {
+			t := float64(i * 100)
+			a.Events = append(a.Events, packet.Event{At: start.Add(time.Duration(t) * time.Second), T: t, Arm: name, Kind: "alert", Text: fmt.Sprintf("alert %d", i)})
+		}
+		p.Arms = append(p.Arms, a)
+	}
+	b.ReportAllocs()
+	var n int
+	for b.Loop() {
+		var buf bytes.Buffer
+		if err := HTML(&buf, p); err != nil {
+			b.Fatal(err)
+		}
+		n = buf.Len()
+	}
+	b.ReportMetric(float64(n), "page-bytes")
 }
