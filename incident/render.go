@@ -238,7 +238,10 @@ type milestoneView struct {
 
 type replayView struct {
 	Scenario, ScenarioHref, Packet, PacketHref string
-	Claims                                     []string
+	// ReportHref is the replay's report page, report.html beside a packet.json (which
+	// `goodput replay --out` writes together), or "".
+	ReportHref string
+	Claims     []string
 }
 
 // expander expands prose and remembers every placeholder that could not be computed.
@@ -403,6 +406,9 @@ func (d *Document) pageView(opts RenderOptions) (*pageView, error) {
 	if r := d.Replay; r != nil {
 		rv := &replayView{Scenario: r.Scenario, ScenarioHref: linkPath(opts.LinkBase, r.Scenario),
 			Packet: r.Packet, PacketHref: linkPath(opts.LinkBase, r.Packet)}
+		if dir, file := path.Split(r.Packet); file == "packet.json" {
+			rv.ReportHref = linkPath(opts.LinkBase, dir+"report.html")
+		}
 		for _, c := range r.Claims {
 			rv.Claims = append(rv.Claims, c.Assert)
 		}

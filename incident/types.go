@@ -425,7 +425,8 @@ type Replay struct {
 	// Scenario is the path of the *.scenario.yaml file, relative to the document.
 	Scenario string `yaml:"scenario" json:"scenario" jsonschema:"required"`
 	// Packet is the path of the replay's packet.json, relative to the document. If it
-	// does not exist yet, Check warns and skips the claims.
+	// does not exist yet, Check warns and skips the claims. The rendered page also links
+	// the report.html that `goodput replay --out` writes beside it.
 	Packet string `yaml:"packet,omitempty" json:"packet,omitempty"`
 	// Claims are assertions about the replay, checked against the packet.
 	Claims []ReplayClaim `yaml:"claims,omitempty" json:"claims,omitempty"`
