@@ -22,11 +22,12 @@
 // fetch, readable without JavaScript and printable. It opens with each arm's key figures,
 // then charts the per-tick series on the run's clock with one line per arm (goodput against
 // the offered load, attempts per offered request, the oldest queued work, completion
-// latency p99, requests in flight), each fault window shaded and every fault, alert and
-// load-state transition marked with its number in the events table; a strip per arm shows
-// its load state over time. The full table of [Table] follows, with the objectives and
-// invariants marked. Every chart has a generated description of its lines (lowest and
-// highest point, with their times) as its caption and accessible name.
+// latency p99, requests in flight, the admission limit, and each dependency's calls in
+// service and callers waiting for a connection), each fault window shaded and every fault,
+// alert and load-state transition marked with its number in the events table; a strip per
+// arm shows its load state over time. The full table of [Table] follows, with the
+// objectives and invariants marked. Every chart has a generated description of its lines
+// (lowest and highest point, with their times) as its caption and accessible name.
 //
 // Both are pure functions of the packet: identical packets give identical bytes.
 package report

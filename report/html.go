@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode"
 
 	"goodput/chart"
 	"goodput/packet"
@@ -40,8 +41,10 @@ var style = func() template.CSS {
 // anything outside it) that a browser shows and prints as it is. It holds the key figures
 // of every arm; line charts of the per-tick series on the run's clock, one line per arm
 // (goodput against offered load, amplification, oldest queued work, completion latency
-// p99, requests in flight), with the fault windows shaded and numbered markers for the
-// faults, alerts and transitions; each arm's load state over time; the numbered events;
+// p99, requests in flight, the admission limit the controller sets, and for each
+// dependency its calls in service and the callers waiting for a connection), with the
+// fault windows shaded and numbered markers for the faults, alerts and transitions; each
+// arm's load state over time; the numbered events;
 // and every figure of the terminal table ([Table]) with the objectives and invariants
 // marked.
 //
@@ -137,7 +140,7 @@ func newPage(p *packet.Packet) *page {
 	}
 	axis := newTimeAxis(p.Arms)
 	marks := annotations{bands: faultBands(events, axis), markers: markers(events, axis)}
-	for _, def := range chartDefs {
+	for _, def := range chartDefs(p.Arms) {
 		if c := layoutLineChart(def, p.Arms, axis, marks); c != nil {
 			pg.Charts = append(pg.Charts, c)
 		}
@@ -301,26 +304,72 @@ type chartDef struct {
 	id, title, unit string
 	// offered also draws the first arm's offered load, dashed, on the same axis.
 	offered bool
-	// value reads the plotted value of a row; ok is false when the row has none (a tick
-	// not sampled, or with nothing to measure).
-	value func(r *packet.Row, tick time.Duration) (v float64, ok bool)
+	// value reads the plotted value of arm a's row r; ok is false when the row has none (a
+	// tick not sampled, or with nothing to measure).
+	value func(a *packet.Arm, r *packet.Row, tick time.Duration) (v float64, ok bool)
 }
 
-var chartDefs = []chartDef{
-	{id: "goodput", title: "Goodput and offered load", unit: "/s", offered: true,
-		value: func(r *packet.Row, tick time.Duration) (float64, bool) { return perTick(r.Goodput, tick), true }},
-	{id: "amplification", title: "Attempts per offered request (most amplified layer)", unit: "×",
-		value: func(r *packet.Row, _ time.Duration) (float64, bool) { return r.Amplification() }},
-	{id: "queue-age", title: "Oldest queued work", unit: "ms",
-		value: func(r *packet.Row, _ time.Duration) (float64, bool) {
-			return float64(r.QueueAgeMax) / float64(time.Millisecond), r.Sampled
-		}},
-	{id: "latency", title: "Completion latency p99, requests ending in the tick", unit: "ms",
-		value: func(r *packet.Row, _ time.Duration) (float64, bool) {
-			return float64(r.LatencyP99) / float64(time.Millisecond), r.LatencyP99 > 0 || r.LatencyP50 > 0
-		}},
-	{id: "in-flight", title: "Requests in flight", unit: "",
-		value: func(r *packet.Row, _ time.Duration) (float64, bool) { return float64(r.InFlight), r.Sampled }},
+// chartDefs are the page's charts, in order: the fixed ones, then the admission limit and,
+// for each dependency, its calls in service and the callers waiting for a connection.
+func chartDefs(arms []packet.Arm) []chartDef {
+	defs := []chartDef{
+		{id: "goodput", title: "Goodput and offered load", unit: "/s", offered: true,
+			value: func(_ *packet.Arm, r *packet.Row, tick time.Duration) (float64, bool) {
+				return perTick(r.Goodput, tick), true
+			}},
+		{id: "amplification", title: "Attempts per offered request (most amplified layer)", unit: "×",
+			value: func(_ *packet.Arm, r *packet.Row, _ time.Duration) (float64, bool) { return r.Amplification() }},
+		{id: "queue-age", title: "Oldest queued work", unit: "ms",
+			value: func(_ *packet.Arm, r *packet.Row, _ time.Duration) (float64, bool) {
+				return float64(r.QueueAgeMax) / float64(time.Millisecond), r.Sampled
+			}},
+		{id: "latency", title: "Completion latency p99, requests ending in the tick", unit: "ms",
+			value: func(_ *packet.Arm, r *packet.Row, _ time.Duration) (float64, bool) {
+				return float64(r.LatencyP99) / float64(time.Millisecond), r.LatencyP99 > 0 || r.LatencyP50 > 0
+			}},
+		{id: "in-flight", title: "Requests in flight", unit: "",
+			value: func(_ *packet.Arm, r *packet.Row, _ time.Duration) (float64, bool) {
+				return float64(r.InFlight), r.Sampled
+			}},
+		{id: "admission-limit", title: "Admission limit, as the controller sets it", unit: "",
+			value: func(_ *packet.Arm, r *packet.Row, _ time.Duration) (float64, bool) {
+				return float64(r.AdmissionLimit), r.Sampled && r.AdmissionLimit > 0
+			}},
+	}
+	gauge := func(dep string, f func(packet.DependencyGauge) int) func(*packet.Arm, *packet.Row, time.Duration) (float64, bool) {
+		return func(a *packet.Arm, r *packet.Row, _ time.Duration) (float64, bool) {
+			j := slices.Index(a.DependencyNames, dep)
+			if !r.Sampled || j < 0 || j >= len(r.Dependencies) {
+				return 0, false
+			}
+			return float64(f(r.Dependencies[j])), true
+		}
+	}
+	for _, dep := range union(arms, func(a packet.Arm) []string { return a.DependencyNames }) {
+		defs = append(defs,
+			chartDef{id: slug(dep) + "-in-service", title: "Calls in service at " + dep,
+				value: gauge(dep, func(g packet.DependencyGauge) int { return g.InService })},
+			chartDef{id: slug(dep) + "-waiting", title: "Callers waiting for a connection to " + dep,
+				value: gauge(dep, func(g packet.DependencyGauge) int { return g.Waiting })})
+	}
+	return defs
+}
+
+// slug makes a name part of an element ID: lower case, every run of characters other than
+// letters and digits a hyphen.
+func slug(name string) string {
+	var b strings.Builder
+	dash := false
+	for _, r := range strings.ToLower(name) {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			b.WriteRune(r)
+			dash = false
+		} else if !dash && b.Len() > 0 {
+			b.WriteByte('-')
+			dash = true
+		}
+	}
+	return strings.TrimSuffix(b.String(), "-")
 }
 
 func perTick(n int64, tick time.Duration) float64 { return float64(n) / tick.Seconds() }
@@ -474,7 +523,7 @@ func layoutLineChart(def chartDef, arms []packet.Arm, ax timeAxis, marks annotat
 		rows := ax.rows(a)
 		for j := range rows {
 			r := &rows[j]
-			if v, ok := def.value(r, ax.tick); ok && !math.IsNaN(v) && !math.IsInf(v, 0) {
+			if v, ok := def.value(&arms[i], r, ax.tick); ok && !math.IsNaN(v) && !math.IsInf(v, 0) {
 				l.pts = append(l.pts, point{r.T, v})
 			}
 		}

@@ -127,6 +127,23 @@ func TestHTMLCharts(t *testing.T) {
 	if !strings.Contains(page, `<td>all arms</td><td>fault</td><td>start: payment-risk service time`) {
 		t.Error("the fault both arms share is not listed once for all arms")
 	}
+	// Each dependency has its calls in service, for both arms; no arm has an admission
+	// limit, so that chart is left out until one does, and then has that arm's line only.
+	deps := chartSVG(t, page, "payment-risk-in-service")
+	if n := strings.Count(deps, "<polyline"); n != 2 {
+		t.Errorf("payment-risk in service: %d lines, want 2", n)
+	}
+	if strings.Contains(page, `id="chart-admission-limit"`) {
+		t.Error("an admission-limit chart without a limit")
+	}
+	limited := annotated()
+	for i := range limited.Arms[1].Series {
+		limited.Arms[1].Series[i].AdmissionLimit = 800 + 10*i
+	}
+	limit := chartSVG(t, render(t, limited), "admission-limit")
+	if n := strings.Count(limit, "<polyline"); n != 1 || !strings.Contains(limit, "<title>protected</title>") {
+		t.Errorf("admission-limit chart: %d lines, want the protected arm's only", n)
+	}
 	// The load-state strip has the protected arm only, with its three spans.
 	states := chartSVG(t, page, "load-state")
 	if n := strings.Count(states, `<rect class="state-`); n != 3 {
