@@ -643,9 +643,13 @@ func faultBands(events []event, ax timeAxis) []band {
 		}
 		for _, f := range events[i+1:] {
 			if f.Kind == "fault" && f.Text == "end: "+what && f.arms == e.arms {
-				x0, x1 := ax.x(secondsDur(e.T)), ax.x(secondsDur(f.T))
-				out = append(out, band{X: chart.Round1(x0), W: chart.Round1(x1 - x0),
-					Title: fmt.Sprintf("%s–%s %s", clock(e.At), clock(f.At), what)})
+				// The part of the window inside the run.
+				x0 := max(ax.x(secondsDur(e.T)), plotLeft)
+				x1 := min(ax.x(secondsDur(f.T)), plotRight)
+				if x1 > x0 {
+					out = append(out, band{X: chart.Round1(x0), W: chart.Round1(x1 - x0),
+						Title: fmt.Sprintf("%s–%s %s", clock(e.At), clock(f.At), what)})
+				}
 				break
 			}
 		}
@@ -656,7 +660,8 @@ func faultBands(events []event, ax timeAxis) []band {
 func secondsDur(s float64) time.Duration { return time.Duration(math.Round(s * float64(time.Second))) }
 
 // markers places one dashed line per group of events closer than markerGap on the chart,
-// labelled with the events' numbers; labels that would overlap go to the next row.
+// labelled with the events' numbers; labels that would overlap go to the next row. Events
+// outside the charts' span (a drain's, after the end) have no marker.
 func markers(events []event, ax timeAxis) []marker {
 	var out []marker
 	var titles []string
@@ -685,7 +690,11 @@ func markers(events []event, ax timeAxis) []marker {
 		titles = titles[:0]
 	}
 	for i, e := range events {
-		x := ax.x(secondsDur(e.T))
+		t := secondsDur(e.T)
+		if t < ax.from || t > ax.to {
+			continue // listed in the events table, but outside the charts' span
+		}
+		x := ax.x(t)
 		if len(titles) > 0 && x-ax.x(secondsDur(events[first].T)) >= markerGap {
 			flush()
 		}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"math/rand/v2"
 	"regexp"
 	"strconv"
 	"strings"
@@ -310,4 +311,83 @@ func BenchmarkHTML(b *testing.B) {
 		n = buf.Len()
 	}
 	b.ReportMetric(float64(n), "page-bytes")
+}
+
+// TestHTMLRandomPackets renders random packets — one to three arms, runs of no tick to a
+// few hundred, gauges sampled or not, states, dependencies, events at any time including
+// before the start and after the end, odd names — and checks what must hold for any
+// packet: the page renders, every chart is well-formed SVG whose points and markers lie in
+// its plot, and every event is listed.
+func TestHTMLRandomPackets(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	start := time.Date(2026, 3, 10, 14, 0, 0, 0, time.UTC)
+	states := []string{"", "Normal", "Pressured", "Protected", "Recovering", "Degraded"}
+	kinds := []string{"fault", "alert", "transition", "drain"}
+	pointRe := regexp.MustCompile(`points="([^"]*)"`)
+	markerRe := regexp.MustCompile(`<line class="marker" x1="([^"]*)"`)
+	for n := range 200 {
+		p := &packet.Packet{Scenario: fmt.Sprintf("random <%d>", n), Seed: rng.Uint64()}
+		tick := time.Duration(1+rng.IntN(5)) * 500 * time.Millisecond
+		ticks := rng.IntN(300)
+		events := map[string]bool{} // distinct events: one shared by arms is listed once
+		for ai := range 1 + rng.IntN(3) {
+			a := packet.Arm{Name: fmt.Sprintf("arm %d & co", ai), Start: start, TickMS: float64(tick / time.Millisecond),
+				Duration: (time.Duration(ticks) * tick).Seconds(), DependencyNames: []string{"db", "cache"}}
+			for i := range ticks + rng.IntN(3) {
+				r := packet.Row{T: time.Duration(i) * tick, Offered: rng.Int64N(1000), Goodput: rng.Int64N(1000),
+					LayerAttempts: []int64{rng.Int64N(3000)}, LatencyP99: time.Duration(rng.Int64N(int64(3 * time.Second)))}
+				if rng.IntN(4) > 0 {
+					r.Sampled = true
+					r.Sample = packet.Sample{QueueAgeMax: time.Duration(rng.Int64N(int64(5 * time.Second))), InFlight: rng.IntN(5000),
+						State: states[rng.IntN(len(states))], AdmissionLimit: rng.IntN(2) * rng.IntN(9000)}
+					r.Dependencies = []packet.DependencyGauge{{InService: rng.IntN(500), Waiting: rng.IntN(50)}}
+				}
+				a.Series = append(a.Series, r)
+			}
+			for range rng.IntN(12) {
+				at := (rng.Float64()*1.4 - 0.2) * a.Duration
+				kind := kinds[rng.IntN(len(kinds))]
+				text := []string{"start: slow db", "end: slow db", "queue <age> fired", ""}[rng.IntN(4)]
+				a.Events = append(a.Events, packet.Event{At: start.Add(secondsDur(at)), T: at, Arm: a.Name, Kind: kind, Text: text})
+				events[fmt.Sprint(at, kind, text)] = true
+			}
+			sortEvents(a.Events)
+			p.Arms = append(p.Arms, a)
+		}
+		var b bytes.Buffer
+		if err := HTML(&b, p); err != nil {
+			t.Fatalf("packet %d: %v", n, err)
+		}
+		page := b.String()
+		for _, svg := range svgRe.FindAllString(page, -1) {
+			if err := wellFormed(svg); err != nil {
+				t.Fatalf("packet %d: chart is not well-formed: %v", n, err)
+			}
+			if !strings.Contains(svg, `class="line`) {
+				continue // the load-state strip
+			}
+			for _, m := range pointRe.FindAllStringSubmatch(svg, -1) {
+				for _, pt := range strings.Fields(m[1]) {
+					x, y, _ := strings.Cut(pt, ",")
+					if xf, yf := atof(t, x), atof(t, y); xf < plotLeft-0.1 || xf > plotRight+0.1 || yf < plotTop-0.1 || yf > plotBottom+0.1 {
+						t.Fatalf("packet %d: point %s outside the plot", n, pt)
+					}
+				}
+			}
+			// Events outside the run are listed, but only those inside have a marker.
+			for _, m := range markerRe.FindAllStringSubmatch(svg, -1) {
+				if x := atof(t, m[1]); x < plotLeft-0.1 || x > plotRight+0.1 {
+					t.Errorf("packet %d: marker at x=%v, outside the plot", n, x)
+				}
+			}
+			for _, m := range regexp.MustCompile(`<rect class="band" x="([^"]*)" y="[^"]*" width="([^"]*)"`).FindAllStringSubmatch(svg, -1) {
+				if x, w := atof(t, m[1]), atof(t, m[2]); x < plotLeft-0.1 || x+w > plotRight+0.1 || w <= 0 {
+					t.Errorf("packet %d: fault band [%v, %v] outside the plot", n, x, x+w)
+				}
+			}
+		}
+		if got := strings.Count(page, `<tr class="kind-`); got != len(events) {
+			t.Errorf("packet %d: %d event rows for %d distinct events", n, got, len(events))
+		}
+	}
 }
