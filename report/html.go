@@ -425,6 +425,16 @@ func (ax timeAxis) rows(a packet.Arm) []packet.Row {
 	return a.Series[:n]
 }
 
+// ticks are the time labels under a chart, in UTC.
+func (ax timeAxis) ticks() []xTick {
+	var out []xTick
+	for _, tk := range chart.TimeTicks(ax.start.Add(ax.from), ax.start.Add(ax.to), time.UTC, timeTicks) {
+		out = append(out, xTick{X: chart.Round1(ax.x(tk.At.Sub(ax.start))), Label: tk.Label,
+			Datetime: tk.At.UTC().Format(time.RFC3339)})
+	}
+	return out
+}
+
 // x is the horizontal coordinate of virtual time d.
 func (ax timeAxis) x(d time.Duration) float64 {
 	return plotLeft + (plotRight-plotLeft)*float64(d-ax.from)/float64(ax.to-ax.from)
@@ -555,10 +565,7 @@ func layoutLineChart(def chartDef, arms []packet.Arm, ax timeAxis, marks annotat
 	for _, g := range grid {
 		c.Grid = append(c.Grid, gridLine{Y: chart.Round1(y(g)), Label: axisNumber(g, def.unit)})
 	}
-	for _, tk := range chart.TimeTicks(ax.start.Add(ax.from), ax.start.Add(ax.to), time.UTC, timeTicks) {
-		c.XTicks = append(c.XTicks, xTick{X: chart.Round1(ax.x(tk.At.Sub(ax.start))), Label: tk.Label,
-			Datetime: tk.At.UTC().Format(time.RFC3339)})
-	}
+	c.XTicks = ax.ticks()
 	c.Bands, c.Markers = marks.bands, marks.markers
 	// A tick's value is drawn at the middle of the tick.
 	px := func(p point) float64 { return ax.x(p.t + ax.tick/2) }
@@ -803,10 +810,7 @@ func layoutStates(arms []packet.Arm, ax timeAxis) *stateChart {
 
 	sc.H = top + float64(len(sc.Rows))*(rowH+gap) + 20
 	sc.TickY = sc.H - 6
-	for _, tk := range chart.TimeTicks(ax.start.Add(ax.from), ax.start.Add(ax.to), time.UTC, timeTicks) {
-		sc.XTicks = append(sc.XTicks, xTick{X: chart.Round1(ax.x(tk.At.Sub(ax.start))), Label: tk.Label,
-			Datetime: tk.At.UTC().Format(time.RFC3339)})
-	}
+	sc.XTicks = ax.ticks()
 	sc.Caption = strings.Join(caption, "; ") + "."
 	return sc
 }
