@@ -225,7 +225,7 @@ func htmlTableRow(r tableRow) htmlRow {
 	for _, c := range r.cells {
 		x := cell{Text: c}
 		switch {
-		case strings.HasPrefix(c, "✓") || c == mark(true):
+		case strings.HasPrefix(c, "✓"):
 			x.Class = "pass"
 		case strings.HasPrefix(c, "✗"):
 			x.Class = "fail"
@@ -240,6 +240,7 @@ func htmlTableRow(r tableRow) htmlRow {
 type event struct {
 	packet.Event
 	arms string
+	last int // the index of the last arm merged in
 }
 
 // mergeEvents returns every arm's events in time order, an event that several arms share
@@ -251,15 +252,16 @@ func mergeEvents(arms []packet.Arm) []event {
 	}
 	var all []event
 	index := map[same]int{}
-	for _, a := range arms {
+	for ai, a := range arms {
 		for _, e := range a.Events {
 			k := same{e.T, e.Kind, e.Text}
-			if i, ok := index[k]; ok {
+			if i, ok := index[k]; ok && all[i].last != ai {
 				all[i].arms += ", " + a.Name
+				all[i].last = ai
 				continue
 			}
-			index[k] = len(all)
-			all = append(all, event{Event: e, arms: a.Name})
+			index[k] = len(all) // an arm's repeat of its own event is an event of its own
+			all = append(all, event{Event: e, arms: a.Name, last: ai})
 		}
 	}
 	slices.SortStableFunc(all, func(x, y event) int { return cmp.Compare(x.T, y.T) })

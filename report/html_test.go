@@ -391,3 +391,26 @@ func TestHTMLRandomPackets(t *testing.T) {
 		}
 	}
 }
+
+func TestMergeEvents(t *testing.T) {
+	ev := func(arm string, at float64, kind, text string) packet.Event {
+		return packet.Event{T: at, Arm: arm, Kind: kind, Text: text}
+	}
+	arms := []packet.Arm{
+		{Name: "a", Events: []packet.Event{ev("a", 0, "fault", "start: x"), ev("a", 5, "alert", "fired"), ev("a", 5, "alert", "fired")}},
+		{Name: "b", Events: []packet.Event{ev("b", 0, "fault", "start: x"), ev("b", 3, "transition", "up"), ev("b", 5, "alert", "fired")}},
+	}
+	var got []string
+	for _, e := range mergeEvents(arms) {
+		got = append(got, fmt.Sprintf("%v %s %s (%s)", e.T, e.Kind, e.Text, e.arms))
+	}
+	want := []string{
+		"0 fault start: x (all arms)",
+		"3 transition up (b)",
+		"5 alert fired (a)",
+		"5 alert fired (all arms)", // an arm's repeat of its own event stays an event of its own
+	}
+	if diff := strings.Join(got, "\n"); diff != strings.Join(want, "\n") {
+		t.Errorf("merged events:\n%s\nwant:\n%s", diff, strings.Join(want, "\n"))
+	}
+}
