@@ -89,6 +89,12 @@ func (r *Recorder) Finish(objectives []ObjectiveSpec) Arm {
 		t.CancelsCompleted += l.cancels
 	}
 	a.Amplification.Total = maxLayerRatio(r.layerAttempts(), t.Offered)
+	for i := range r.rows {
+		row := &r.rows[i]
+		if v, ok := row.Amplification(); ok && row.T < r.end() && v > a.Amplification.Peak {
+			a.Amplification.Peak, a.Amplification.PeakS = v, seconds(row.T)
+		}
+	}
 	t.Suppressed = r.suppressed
 	rr, _ := ratio(t.Retries, t.Admitted)
 	a.Retry = Retry{Retries: t.Retries, Ratio: round(rr, 4), Suppressed: r.suppressed, SuppressedBy: r.suppressedBy.counts()}

@@ -119,6 +119,11 @@ type Rates struct {
 type Amplification struct {
 	Total   float64            `json:"total"`
 	ByLayer map[string]float64 `json:"by_layer"`
+	// Peak is the largest amplification of one tick of the run (see [Row.Amplification];
+	// ticks of the drain after the run's end are left out), and PeakS the start of that
+	// tick in seconds; both 0 when no tick offered anything.
+	Peak  float64 `json:"peak"`
+	PeakS float64 `json:"peak_at_s"`
 }
 
 // Duplicates counts mutations executed more than once for one logical identity.

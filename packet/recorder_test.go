@@ -603,6 +603,30 @@ func TestAmplificationComposes(t *testing.T) {
 	}
 }
 
+// TestAmplificationPeak checks the worst tick: the largest per-tick amplification of the
+// run, at its tick, with the drain after the end left out however amplified it is.
+func TestAmplificationPeak(t *testing.T) {
+	r := NewRecorder(Config{Layers: []string{"edge", "service"}, Tick: time.Second, Duration: 3 * time.Second})
+	// attempts at the service per offered request, by tick; tick 3 is the drain.
+	for tick, tries := range []int{1, 3, 2, 9} {
+		at := time.Duration(tick) * time.Second
+		for range 10 {
+			r.Offered(at, "c")
+			r.Attempt(at, "edge")
+			for range tries {
+				r.Attempt(at, "service")
+			}
+		}
+	}
+	a := r.Finish(nil)
+	if a.Amplification.Peak != 3 || a.Amplification.PeakS != 1 {
+		t.Errorf("peak %v at %v s, want 3 at 1 s (the drain's 9 left out)", a.Amplification.Peak, a.Amplification.PeakS)
+	}
+	if empty := NewRecorder(Config{Duration: time.Second}).Finish(nil); empty.Amplification.Peak != 0 {
+		t.Errorf("peak %v with nothing offered", empty.Amplification.Peak)
+	}
+}
+
 func TestNamesFindMemo(t *testing.T) {
 	// find remembers strings by their data pointer. Copies of a name at other addresses,
 	// names of equal length, and the empty name must each find their own index, however

@@ -47,6 +47,7 @@ func ExampleTable() {
 	//   goodput / offered                                             75.0%
 	// Amplification (attempts per offered)
 	//   total                                                        1.250×
+	//   worst tick                                                   1.250×
 	//   edge                                                         1.250×
 	// Latency, admitted requests (ms)
 	//   p50                                                           300.0

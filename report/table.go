@@ -151,6 +151,12 @@ func build(arms []packet.Arm) *table {
 
 	t.section("Amplification (attempts per offered)")
 	t.value("total", func(a packet.Arm) string { return times(a.Amplification.Total) })
+	t.value("worst tick", func(a packet.Arm) string {
+		if a.Amplification.Peak == 0 {
+			return "–"
+		}
+		return times(a.Amplification.Peak)
+	})
 	for _, layer := range union(arms, func(a packet.Arm) []string { return layerNames(a) }) {
 		t.value(layer, func(a packet.Arm) string {
 			v, ok := a.Amplification.ByLayer[layer]
