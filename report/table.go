@@ -391,14 +391,19 @@ func objectiveCell(o packet.Objective) string {
 	if o.NoData {
 		return "– n/a"
 	}
-	if asPercent(o) {
-		return mark(o.Pass) + " " + Float(100*o.Value, 2) + "%"
+	return mark(o.Pass) + " " + objectiveValue(o.Metric, o.Unit, o.Value)
+}
+
+// objectiveValue formats an objective's value of metric in unit.
+func objectiveValue(metric, unit string, v float64) string {
+	if asPercent(packet.Objective{Metric: metric, Unit: unit}) {
+		return Float(100*v, 2) + "%"
 	}
-	v := numberIn(o.Unit, o.Value)
-	if o.Unit == "x" {
-		v += "×"
+	s := numberIn(unit, v)
+	if unit == "x" {
+		s += "×"
 	}
-	return mark(o.Pass) + " " + v
+	return s
 }
 
 // asPercent reports whether an objective's ratio reads better as a percentage: a fraction of

@@ -39,8 +39,11 @@ func ptr(v float64) *float64 { return &v }
 // arm records a small synthetic arm: 10 one-second ticks of 1,000 logical requests, a
 // dependency slowdown from 3s to 6s; the protected arm rejects, sheds and suppresses
 // retries where the baseline retries at two layers.
-func arm(name string, protected bool) packet.Arm {
-	rng := rand.New(rand.NewPCG(3, 4))
+func arm(name string, protected bool) packet.Arm { return seededArm(name, protected, 3) }
+
+// seededArm is arm with its random draws from seed.
+func seededArm(name string, protected bool, seed uint64) packet.Arm {
+	rng := rand.New(rand.NewPCG(seed, 4))
 	objectives := []packet.ObjectiveSpec{
 		{Name: "completion p99", Metric: "latency_p99", Class: "checkout", Max: ptr(1800)},
 		{Name: "goodput floor", Metric: "goodput_rate", From: 3 * time.Second, To: 6 * time.Second, Min: ptr(780)},

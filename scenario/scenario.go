@@ -26,7 +26,9 @@ type Scenario struct {
 	// Seed is the default random seed; the replay's --seed flag overrides it. Zero is a
 	// valid seed.
 	Seed uint64 `yaml:"seed,omitempty" json:"seed,omitempty"`
-	// Trials is how many independent seeds a sweep runs (seed, seed+1, …). Zero means 1.
+	// Trials is how many seeds a replay runs (seed, seed+1, …); zero means 1. Above 1,
+	// `goodput replay` runs a sweep and reports each figure's median and range across the
+	// seeds; its --trials flag overrides this.
 	Trials int `yaml:"trials,omitempty" json:"trials,omitempty"`
 	// Clock fixes the virtual clock: start instant, length and tick.
 	Clock Clock `yaml:"clock" json:"clock"`

@@ -5,6 +5,8 @@
 // Usage:
 //
 //	goodput replay FILE.scenario.yaml [--seed N] [--out DIR] [--json] [--quiet]
+//	goodput replay FILE.scenario.yaml --trials N [--shard i/n] [--parallel N] [--out DIR] [--json]
+//	goodput merge [--out DIR] [--json] SHARD...
 //	goodput verify FILE.packet.yaml
 //	goodput schema scenario|incident
 //	goodput incident check|render|site …
@@ -30,6 +32,7 @@ type command struct {
 // commands lists the subcommands in the order `goodput help` prints them.
 var commands = []command{
 	{"replay", "replay a scenario: baseline and protected arms side by side", runReplay},
+	{"merge", "join the trials.json of a sweep's shards into the whole sweep's", runMerge},
 	{"verify", "recompute a packet's declared arithmetic and compare it with the claimed figures", runVerify},
 	{"schema", "print the JSON Schema of a file format (scenario or incident)", runSchema},
 	{"incident", "check, render or index postmortem documents", runIncident},

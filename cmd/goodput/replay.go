@@ -21,6 +21,7 @@ import (
 	"goodput/packet"
 	"goodput/report"
 	"goodput/scenario"
+	"goodput/trials"
 )
 
 // runReplay is the 'replay' subcommand: it loads a scenario, runs every arm on the same
@@ -60,11 +61,18 @@ const progressDelay = time.Second
 
 func replayUsage(w io.Writer, fs *flag.FlagSet) {
 	fmt.Fprintln(w, "usage: goodput replay FILE.scenario.yaml [--seed N] [--out DIR] [--json] [--quiet]")
+	fmt.Fprintln(w, "       goodput replay FILE.scenario.yaml --trials N [--shard i/n] [--parallel N] [--seed N] [--out DIR] [--json]")
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "Replays the scenario's incident under every arm (policy) on identical offered load and")
 	fmt.Fprintln(w, "random draws, prints the arms side by side, and with --out writes packet.json, series.csv,")
 	fmt.Fprintln(w, "events.jsonl and report.html (the arms' figures and charts, one page that needs nothing")
 	fmt.Fprintln(w, "else). Flags may come before or after FILE.")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "With more than one trial (--trials, or the scenario's trials:) it runs a sweep: the seeds")
+	fmt.Fprintln(w, "N, N+1, …, each a whole replay, and prints every figure's median and range across them,")
+	fmt.Fprintln(w, "and each arm's difference from the first arm trial by trial; --out writes trials.json.")
+	fmt.Fprintln(w, "--shard i/n runs every n-th trial from the i-th (i from 0) for a batch job; 'goodput merge'")
+	fmt.Fprintln(w, "joins the shards' trials.json into what one unsharded run writes.")
 	fmt.Fprintln(w)
 	fs.PrintDefaults()
 }
@@ -77,6 +85,11 @@ type replayFlags struct {
 	out     string
 	json    bool
 	quiet   bool
+
+	trials    int
+	trialsSet bool
+	shard     trials.Shard
+	parallel  int
 }
 
 // parseReplayFlags parses args, accepting flags before and after the scenario file.
@@ -88,6 +101,16 @@ func parseReplayFlags(args []string, stderr io.Writer) (replayFlags, error) {
 	fs.StringVar(&f.out, "out", "", "write packet.json, series.csv, events.jsonl and report.html to `DIR` (created if needed)")
 	fs.BoolVar(&f.json, "json", false, "write packet.json to standard output instead of the table")
 	fs.BoolVar(&f.quiet, "quiet", false, "print nothing on success except what --json asks for")
+	fs.IntVar(&f.trials, "trials", 0, "run a sweep of `N` seeds from the first (default: the scenario's trials, else 1)")
+	fs.Func("shard", "run only shard `i/n` of the sweep's trials (i from 0; the trials k with k mod n = i)", func(v string) error {
+		sh, err := trials.ParseShard(v)
+		if err != nil {
+			return errors.New(strings.TrimPrefix(err.Error(), "trials: "))
+		}
+		f.shard = sh
+		return nil
+	})
+	fs.IntVar(&f.parallel, "parallel", 0, "run `N` trials of a sweep at once (default: the CPUs divided by the arms, at least 1)")
 	fs.Usage = func() { replayUsage(stderr, fs) }
 
 	var files []string
@@ -106,10 +129,19 @@ func parseReplayFlags(args []string, stderr io.Writer) (replayFlags, error) {
 		args = args[1:]
 	}
 	fs.Visit(func(fl *flag.Flag) {
-		if fl.Name == "seed" {
+		switch fl.Name {
+		case "seed":
 			f.seedSet = true
+		case "trials":
+			f.trialsSet = true
 		}
 	})
+	if f.trialsSet && f.trials < 1 {
+		return f, fmt.Errorf("%w: replay: --trials %d: expected 1 or more", errUsage, f.trials)
+	}
+	if f.parallel < 0 {
+		return f, fmt.Errorf("%w: replay: --parallel %d: expected 1 or more (or 0 for the default)", errUsage, f.parallel)
+	}
 	switch len(files) {
 	case 0:
 		fs.Usage()
@@ -138,6 +170,13 @@ func replay(ctx context.Context, args []string, stdout, stderr io.Writer, env re
 	seed := sc.Seed
 	if f.seedSet {
 		seed = f.seed
+	}
+	n := max(sc.Trials, 1)
+	if f.trialsSet {
+		n = f.trials
+	}
+	if n > 1 || !f.shard.Whole() {
+		return sweep(ctx, sc, f, seed, n, stdout, stderr, env)
 	}
 
 	var (

@@ -1,0 +1,264 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"goodput/packet"
+	"goodput/report"
+	"goodput/scenario"
+	"goodput/trials"
+)
+
+func TestParseSweepFlags(t *testing.T) {
+	tests := []struct {
+		args []string
+		want replayFlags
+		err  string
+	}{
+		{args: []string{"a.yaml", "--trials", "10"}, want: replayFlags{file: "a.yaml", trials: 10, trialsSet: true}},
+		{args: []string{"--trials=4", "--shard", "1/2", "--parallel", "3", "a.yaml"}, want: replayFlags{file: "a.yaml", trials: 4, trialsSet: true, shard: trials.Shard{Index: 1, Count: 2}, parallel: 3}},
+		{args: []string{"a.yaml", "--trials", "0"}, err: "--trials 0: expected 1 or more"},
+		{args: []string{"a.yaml", "--shard", "2/2"}, err: "shard 2/2: the index must be from 0 to 1"},
+		{args: []string{"a.yaml", "--shard", "x"}, err: `shard "x": expected i/n`},
+		{args: []string{"a.yaml", "--parallel", "-1"}, err: "--parallel -1: expected 1 or more"},
+	}
+	for _, tt := range tests {
+		var stderr bytes.Buffer
+		got, err := parseReplayFlags(tt.args, &stderr)
+		if tt.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.err) || !errors.Is(err, errUsage) {
+				t.Errorf("%q: error %v, want a usage error containing %q", tt.args, err, tt.err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%q: %v", tt.args, err)
+			continue
+		}
+		if got != tt.want {
+			t.Errorf("%q: got %+v, want %+v", tt.args, got, tt.want)
+		}
+	}
+}
+
+// sweepEnv is fakeEnv with the scenario's trials set and every run's seed recorded.
+func sweepEnv(t *testing.T, scTrials int, seeds chan<- uint64) replayEnv {
+	env := fakeEnv(t, nil)
+	run := env.run
+	env.load = func(string) (*scenario.Scenario, error) {
+		return &scenario.Scenario{Name: "fake", Seed: 5, Trials: scTrials, Arms: make([]scenario.Arm, 2)}, nil
+	}
+	env.run = func(ctx context.Context, sc *scenario.Scenario, seed uint64, progress func(done, total time.Duration)) (*packet.Packet, error) {
+		if seeds != nil {
+			seeds <- seed
+		}
+		return run(ctx, sc, seed, progress)
+	}
+	return env
+}
+
+func TestReplaySweep(t *testing.T) {
+	seeds := make(chan uint64, 100)
+	var stdout, stderr bytes.Buffer
+	// The scenario asks for 3 trials; --seed moves the first.
+	if err := replay(context.Background(), []string{"x.yaml", "--seed", "10"}, &stdout, &stderr, sweepEnv(t, 3, seeds)); err != nil {
+		t.Fatal(err)
+	}
+	close(seeds)
+	got := map[uint64]bool{}
+	for s := range seeds {
+		got[s] = true
+	}
+	if len(got) != 3 || !got[10] || !got[11] || !got[12] {
+		t.Errorf("seeds run: %v, want 10, 11, 12", got)
+	}
+	if !strings.HasPrefix(stdout.String(), "goodput trials: fake   seeds 10–12   3 trials   2 arms") {
+		t.Errorf("table: %q", strings.SplitN(stdout.String(), "\n", 2)[0])
+	}
+
+	// --trials 1 replays the one seed as usual, even when the scenario declares a sweep.
+	stdout.Reset()
+	if err := replay(context.Background(), []string{"x.yaml", "--trials", "1"}, &stdout, &stderr, sweepEnv(t, 3, nil)); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(stdout.String(), "goodput replay: fake   seed 5") {
+		t.Errorf("--trials 1: %q", strings.SplitN(stdout.String(), "\n", 2)[0])
+	}
+}
+
+func TestReplaySweepJSONOutAndMerge(t *testing.T) {
+	dir := t.TempDir()
+	whole := filepath.Join(dir, "whole")
+	var stdout, stderr bytes.Buffer
+	if err := replay(context.Background(), []string{"x.yaml", "--trials", "5", "--json", "--out", whole}, &stdout, &stderr, sweepEnv(t, 0, nil)); err != nil {
+		t.Fatal(err)
+	}
+	file, err := os.ReadFile(filepath.Join(whole, trials.File))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stdout.String() != string(file) {
+		t.Error("--json did not write trials.json to stdout")
+	}
+	if want := "goodput: wrote trials.json to " + whole + "\n"; stderr.String() != want {
+		t.Errorf("stderr %q, want %q", stderr.String(), want)
+	}
+
+	var shards []string
+	for i := range 3 {
+		d := filepath.Join(dir, "shard", string(rune('0'+i)))
+		args := []string{"x.yaml", "--trials", "5", "--shard", string(rune('0'+i)) + "/3", "--out", d, "--quiet"}
+		stdout.Reset()
+		stderr.Reset()
+		if err := replay(context.Background(), args, &stdout, &stderr, sweepEnv(t, 0, nil)); err != nil {
+			t.Fatal(err)
+		}
+		if stdout.Len()+stderr.Len() != 0 {
+			t.Errorf("--quiet printed %q %q", stdout.String(), stderr.String())
+		}
+		shards = append(shards, d)
+	}
+	merged := filepath.Join(dir, "merged")
+	stdout.Reset()
+	if err := run(append([]string{"merge", "--out", merged}, shards...), &stdout, &stderr); err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile(filepath.Join(merged, trials.File))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(got) != string(file) {
+		t.Error("the merged shards' trials.json differs from the whole sweep's")
+	}
+	s, err := trials.ReadFile(whole)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var table bytes.Buffer
+	if err := report.Trials(&table, s); err != nil {
+		t.Fatal(err)
+	}
+	if stdout.String() != table.String() {
+		t.Errorf("merge printed:\n%s\nwant the sweep's table:\n%s", stdout.String(), table.String())
+	}
+
+	// A missing shard is named.
+	err = run([]string{"merge", shards[0], shards[2]}, &stdout, &stderr)
+	if err == nil || !strings.Contains(err.Error(), "missing shard 1/3") {
+		t.Errorf("merge without shard 1: %v", err)
+	}
+	if err := run([]string{"merge"}, &stdout, &stderr); !errors.Is(err, errUsage) {
+		t.Errorf("merge with no arguments: %v", err)
+	}
+	if err := run([]string{"merge", filepath.Join(dir, "nothing")}, &stdout, &stderr); err == nil {
+		t.Error("merge of a missing file: no error")
+	}
+}
+
+func TestReplaySweepInvariantFailure(t *testing.T) {
+	env := sweepEnv(t, 2, nil)
+	run := env.run
+	env.run = func(ctx context.Context, sc *scenario.Scenario, seed uint64, progress func(done, total time.Duration)) (*packet.Packet, error) {
+		p, err := run(ctx, sc, seed, progress)
+		if err == nil && seed == 6 {
+			p.Arms[1].Invariants = append(p.Arms[1].Invariants, packet.Invariant{Name: "conservation", Message: "off by one"})
+		}
+		return p, err
+	}
+	var stdout, stderr bytes.Buffer
+	err := replay(context.Background(), []string{"x.yaml"}, &stdout, &stderr, env)
+	if err == nil || !strings.Contains(err.Error(), "seed 6, protected: conservation: off by one") {
+		t.Errorf("error %v", err)
+	}
+	if !strings.Contains(stdout.String(), "invariant failed: seed 6, protected: conservation: off by one") {
+		t.Errorf("the table does not name the failure:\n%s", stdout.String())
+	}
+}
+
+// TestSweepEndToEnd runs a real sweep of the small scenario: two trials, whole and in two
+// shards merged, give the same trials.json, and each trial's figures are those of a plain
+// replay of its seed.
+func TestSweepEndToEnd(t *testing.T) {
+	dir := t.TempDir()
+	var stdout, stderr bytes.Buffer
+	if err := replay(context.Background(), []string{smallScenario, "--trials", "2", "--out", dir, "--quiet"}, &stdout, &stderr, realEnv); err != nil {
+		t.Fatal(err)
+	}
+	s, err := trials.ReadFile(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Runs) != 2 || s.Runs[0].Seed != 3 || s.Runs[1].Seed != 4 {
+		t.Fatalf("runs %+v", s.Runs)
+	}
+	for _, r := range s.Runs {
+		p, err := runModel(context.Background(), mustLoad(t, smallScenario), r.Seed, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, a := range p.Arms {
+			if got := *r.Arms[i].Figures["goodput"]; got != float64(a.Totals.Goodput) {
+				t.Errorf("seed %d %s: goodput %v in the sweep, %d replayed alone", r.Seed, a.Name, got, a.Totals.Goodput)
+			}
+		}
+	}
+	if *s.Runs[0].Arms[0].Figures["goodput"] == *s.Runs[1].Arms[0].Figures["goodput"] {
+		t.Error("two seeds gave the same goodput")
+	}
+	var parts []string
+	for i, sh := range []string{"0/2", "1/2"} {
+		d := filepath.Join(t.TempDir(), string(rune('a'+i)))
+		if err := replay(context.Background(), []string{smallScenario, "--trials", "2", "--shard", sh, "--out", d, "--quiet"}, &stdout, &stderr, realEnv); err != nil {
+			t.Fatal(err)
+		}
+		parts = append(parts, d)
+	}
+	merged := t.TempDir()
+	if err := run(append([]string{"merge", "--quiet", "--out", merged}, parts...), &stdout, &stderr); err != nil {
+		t.Fatal(err)
+	}
+	a, _ := os.ReadFile(filepath.Join(dir, trials.File))
+	b, _ := os.ReadFile(filepath.Join(merged, trials.File))
+	if len(a) == 0 || string(a) != string(b) {
+		t.Error("merged shards differ from the whole sweep")
+	}
+}
+
+func mustLoad(t *testing.T, path string) *scenario.Scenario {
+	t.Helper()
+	sc, err := scenario.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sc
+}
+
+// A sweep's bar adds up the trials: each trial counts for its simulated time, and a trial
+// reporting twice, or going back, adds nothing more.
+func TestTrialProgress(t *testing.T) {
+	var nilTP *trialProgress
+	nilTP.update(1, time.Second, time.Minute) // a nil one is a no-op
+	nilTP.finish()
+
+	clock := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	var buf syncBuffer
+	tp := &trialProgress{bar: newProgress(&buf, func() time.Time { return clock }, 0), seeds: 3, done: map[uint64]time.Duration{}}
+	tp.update(1, 10*time.Second, time.Minute)
+	tp.update(2, 20*time.Second, time.Minute)
+	tp.update(1, 5*time.Second, time.Minute)
+	tp.update(1, time.Minute, time.Minute)
+	if tp.sum != 80*time.Second || tp.bar.done != 80*time.Second {
+		t.Errorf("sum %v, bar at %v; want 1m20s", tp.sum, tp.bar.done)
+	}
+	tp.finish()
+	if !strings.Contains(buf.String(), "replaying") {
+		t.Errorf("no bar: %q", buf.String())
+	}
+}

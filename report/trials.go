@@ -1,0 +1,215 @@
+package report
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"goodput/trials"
+)
+
+// Trials writes a sweep's summary: for every figure and arm, the median across the trials
+// and their range, and for every arm after the first its difference from the first arm in
+// the same trial (median, range, and in how many trials it was better), then the
+// objectives' pass counts and any failed invariants.
+func Trials(w io.Writer, s *trials.Summary) error {
+	var out bytes.Buffer
+	arms := s.Arms()
+	armsWord := "arms"
+	if len(arms) == 1 {
+		armsWord = "arm"
+	}
+	fmt.Fprintf(&out, "goodput trials: %s   %s", s.Scenario, s.Seeds())
+	if !s.Complete() {
+		fmt.Fprintf(&out, "   shard %s: %d of %d trials", shardOf(s), len(s.Runs), s.Trials)
+	} else {
+		fmt.Fprintf(&out, "   %d trials", s.Trials)
+	}
+	fmt.Fprintf(&out, "   %d %s\n", len(arms), armsWord)
+	if len(s.Runs) == 0 {
+		out.WriteString("no trials\n")
+		_, err := w.Write(out.Bytes())
+		return err
+	}
+	out.WriteString("each cell: the median across trials [lowest – highest]")
+	if len(arms) > 1 {
+		fmt.Fprintf(&out, "; a difference is an arm's figure less %s's in the same trial", arms[0])
+	}
+	out.WriteString("\n\n")
+
+	var buf bytes.Buffer
+	tw := tabwriter.NewWriter(&buf, 0, 0, 3, ' ', 0)
+	head := []string{""}
+	for _, a := range arms {
+		head = append(head, a)
+	}
+	for _, d := range s.Deltas {
+		head = append(head, d.Arm+" − "+d.Versus, "better in")
+	}
+	width := len(head)
+	writeRow := func(tw io.Writer, cells []string) {
+		for len(cells) < width {
+			cells = append(cells, "")
+		}
+		fmt.Fprintln(tw, strings.Join(cells, "\t")+"\t")
+	}
+	writeRow(tw, head)
+	section := ""
+	for i, f := range s.Figures {
+		if f.Section != section {
+			section = f.Section
+			writeRow(tw, []string{section})
+		}
+		row := []string{"  " + f.Label}
+		for _, a := range s.Spread {
+			row = append(row, spreadCell(f, a.Figures[i], false))
+		}
+		for _, d := range s.Deltas {
+			st := d.Figures[i]
+			row = append(row, spreadCell(f, st.Stats, true), betterCell(f, st))
+		}
+		writeRow(tw, row)
+	}
+	if hasObjectives(s) {
+		writeRow(tw, []string{"Objectives (trials passed: value)"})
+		for j, o := range s.Spread[0].Objectives {
+			row := []string{"  " + o.Name}
+			for _, a := range s.Spread {
+				if j < len(a.Objectives) {
+					row = append(row, objectiveSpreadCell(a.Objectives[j]))
+				} else {
+					row = append(row, "")
+				}
+			}
+			writeRow(tw, row)
+		}
+	}
+	row := []string{"Invariants (trials that held all)"}
+	for _, a := range s.Spread {
+		row = append(row, fmt.Sprintf("%d/%d", len(s.Runs)-a.InvariantFailures, len(s.Runs)))
+	}
+	writeRow(tw, row)
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for _, l := range strings.SplitAfter(buf.String(), "\n") {
+		if l = strings.TrimRight(l, " \n"); l != "" {
+			out.WriteString(l + "\n")
+		}
+	}
+	for _, r := range s.Runs {
+		for _, a := range r.Arms {
+			for _, inv := range a.InvariantsFailed {
+				fmt.Fprintf(&out, "\ninvariant failed: seed %d, %s: %s", r.Seed, a.Name, inv)
+			}
+		}
+	}
+	_, err := w.Write(out.Bytes())
+	return err
+}
+
+func shardOf(s *trials.Summary) string {
+	if s.Shard == nil {
+		return "0/1"
+	}
+	return s.Shard.String()
+}
+
+func hasObjectives(s *trials.Summary) bool {
+	for _, a := range s.Spread {
+		if len(a.Objectives) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// objectiveSpreadCell gives the trials an objective passed in and its value's median and
+// range: "10/10: 8,681.1 [8,667.0 – 8,695.3]".
+func objectiveSpreadCell(o trials.ObjectiveSpread) string {
+	cell := fmt.Sprintf("%d/%d", o.Passed, o.Of)
+	st := o.Value
+	if st.N == 0 {
+		return cell + ": n/a"
+	}
+	v := func(x float64) string { return objectiveValue(o.Metric, o.Unit, x) }
+	if o.Unit == "" {
+		v = func(x float64) string { return figureValue(trials.Figure{}, x, false) } // a count, or the median of two
+	}
+	cell += ": " + v(st.Median)
+	if lo, hi := v(st.Min), v(st.Max); lo != hi {
+		cell += " [" + lo + " – " + hi + "]"
+	}
+	if st.Missing > 0 {
+		cell += fmt.Sprintf(" (n/a in %d)", st.Missing)
+	}
+	return cell
+}
+
+// spreadCell formats a figure's median and range in its unit; a figure missing from some
+// trials says in how many (a recovery that never came: "never in 2").
+func spreadCell(f trials.Figure, st trials.Stats, signed bool) string {
+	if st.N == 0 {
+		return "–"
+	}
+	med, lo, hi := figureValue(f, st.Median, signed), figureValue(f, st.Min, signed), figureValue(f, st.Max, signed)
+	cell := med
+	if lo != hi {
+		cell += " [" + lo + " – " + hi + "]"
+	}
+	if st.Missing > 0 {
+		word := "missing"
+		if f.Unit == "s" && !signed {
+			word = "never"
+		}
+		cell += fmt.Sprintf(" (%s in %d)", word, st.Missing)
+	}
+	return cell
+}
+
+// figureValue formats one value of f: counts whole, ratios as percentages (differences of
+// ratios in percentage points), attempts per offered as ×, milliseconds to 0.1, seconds whole.
+func figureValue(f trials.Figure, v float64, signed bool) string {
+	var s string
+	switch f.Unit {
+	case "ratio":
+		s = Float(100*v, 1)
+		if signed {
+			s += " pp"
+		} else {
+			s += "%"
+		}
+	case "x":
+		s = Float(v, 3) + "×"
+	case "ms":
+		s = Float(v, 1)
+	case "s":
+		s = Float(v, 0)
+	default:
+		s = Float(v, 0)
+		if v != float64(int64(v)) && v < 1e6 && v > -1e6 {
+			s = Float(v, 1) // a median between two counts
+		}
+	}
+	if signed && v > 0 {
+		s = "+" + s
+	}
+	if signed && strings.HasPrefix(s, "-") {
+		s = "−" + s[1:]
+	}
+	return s
+}
+
+// betterCell counts the trials in which the arm did better than the first ("10/10"), or
+// says "same" when it did the same in every one.
+func betterCell(f trials.Figure, st trials.DeltaStats) string {
+	switch {
+	case f.Better == 0 || st.N == 0:
+		return ""
+	case st.Same == st.N:
+		return "same"
+	}
+	return fmt.Sprintf("%d/%d", st.Better, st.N)
+}

@@ -1,0 +1,151 @@
+package report
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"goodput/packet"
+	"goodput/trials"
+)
+
+// sweep runs a synthetic sweep of the comparison's two arms, their draws seeded by the
+// trial's seed.
+func sweep(t *testing.T, cfg trials.Config) *trials.Summary {
+	t.Helper()
+	run := func(_ context.Context, seed uint64, _ func(done, total time.Duration)) (*packet.Packet, error) {
+		return &packet.Packet{Scenario: "synthetic", Seed: seed, Arms: []packet.Arm{
+			seededArm("baseline", false, seed), seededArm("protected", true, seed),
+		}}, nil
+	}
+	s, err := trials.Run(context.Background(), cfg, run, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func TestTrialsGolden(t *testing.T) {
+	for _, tt := range []struct {
+		file string
+		cfg  trials.Config
+	}{
+		{"trials.txt", trials.Config{Scenario: "synthetic", FirstSeed: 1, Trials: 5}},
+		{"trials-shard.txt", trials.Config{Scenario: "synthetic", FirstSeed: 1, Trials: 5, Shard: trials.Shard{Index: 1, Count: 2}}},
+	} {
+		var b bytes.Buffer
+		if err := Trials(&b, sweep(t, tt.cfg)); err != nil {
+			t.Fatal(err)
+		}
+		golden(t, tt.file, b.Bytes())
+	}
+}
+
+func TestTrialsTable(t *testing.T) {
+	s := sweep(t, trials.Config{Scenario: "synthetic", FirstSeed: 1, Trials: 5})
+	var b bytes.Buffer
+	if err := Trials(&b, s); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, want := range []string{
+		"goodput trials: synthetic   seeds 1–5   5 trials   2 arms",
+		"protected − baseline",
+		"Objectives (trials passed: value)",
+		"  completion p99                       0/5: 2,011.1 [2,005.0 – 2,019.3]   5/5: 347.1 [346.1 – 347.1]",
+		"Invariants (trials that held all)",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("table lacks %q:\n%s", want, out)
+		}
+	}
+	// Every figure has a row, and every row of figures has its cells aligned: the arm
+	// columns start at the same place on every line.
+	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
+	for _, f := range trials.Figures() {
+		found := false
+		for _, l := range lines {
+			if strings.HasPrefix(l, "  "+f.Label+"  ") {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("no row for %s", f.Label)
+		}
+	}
+	col := strings.Index(lines[3], "baseline")
+	for _, l := range lines[4:] {
+		if strings.HasPrefix(l, "  ") && len(l) > col && l[col-1] != ' ' {
+			t.Errorf("cell not aligned at column %d: %q", col, l)
+		}
+	}
+
+	// The goodput row shows the median and range of the runs' values.
+	var good []float64
+	for _, r := range s.Runs {
+		good = append(good, *r.Arms[0].Figures["goodput"])
+	}
+	st, ok := s.Spread[0].Figure("goodput")
+	if !ok || st.N != len(good) {
+		t.Fatalf("goodput: %+v, %v", st, ok)
+	}
+	want := Float(st.Median, 0) + " [" + Float(st.Min, 0) + " – " + Float(st.Max, 0) + "]"
+	if !strings.Contains(out, want) {
+		t.Errorf("goodput cell %q not in the table", want)
+	}
+}
+
+func TestTrialsOneArmAndNoRuns(t *testing.T) {
+	run := func(_ context.Context, seed uint64, _ func(done, total time.Duration)) (*packet.Packet, error) {
+		return &packet.Packet{Scenario: "one", Seed: seed, Arms: []packet.Arm{seededArm("only", false, seed)}}, nil
+	}
+	s, err := trials.Run(context.Background(), trials.Config{Scenario: "one", FirstSeed: 0, Trials: 2}, run, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := Trials(&b, s); err != nil {
+		t.Fatal(err)
+	}
+	if out := b.String(); strings.Contains(out, "−") && strings.Contains(out, "better in") || !strings.Contains(out, "1 arm\n") {
+		t.Errorf("one arm:\n%s", out)
+	}
+	empty, err := trials.Run(context.Background(), trials.Config{Scenario: "one", Trials: 1, Shard: trials.Shard{Index: 1, Count: 2}}, run, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.Reset()
+	if err := Trials(&b, empty); err != nil {
+		t.Fatal(err)
+	}
+	if out := b.String(); !strings.Contains(out, "no trials") {
+		t.Errorf("empty shard:\n%s", out)
+	}
+}
+
+func TestFigureValue(t *testing.T) {
+	tests := []struct {
+		unit   string
+		v      float64
+		signed bool
+		want   string
+	}{
+		{"", 1234567, false, "1,234,567"},
+		{"", 2.5, false, "2.5"},
+		{"", -3, true, "−3"},
+		{"", 3, true, "+3"},
+		{"", 0, true, "0"},
+		{"ratio", 0.5486, false, "54.9%"},
+		{"ratio", 0.427, true, "+42.7 pp"},
+		{"x", 1.5616, false, "1.562×"},
+		{"ms", 2000.94, false, "2,000.9"},
+		{"s", 198.4, false, "198"},
+	}
+	for _, tt := range tests {
+		if got := figureValue(trials.Figure{Unit: tt.unit}, tt.v, tt.signed); got != tt.want {
+			t.Errorf("figureValue(%q, %v, %v) = %q, want %q", tt.unit, tt.v, tt.signed, got, tt.want)
+		}
+	}
+}

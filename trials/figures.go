@@ -1,0 +1,153 @@
+package trials
+
+import (
+	"math"
+	"slices"
+
+	"goodput/packet"
+)
+
+// Figure describes one figure a sweep records for every arm of every trial.
+type Figure struct {
+	// Key names the figure in trials.json (runs[].arms[].figures).
+	Key string `json:"key"`
+	// Section is the table's heading the figure is printed under.
+	Section string `json:"section"`
+	// Label is how the terminal table names it.
+	Label string `json:"label"`
+	// Unit is "" for counts, "ratio" for a fraction (0.5 is half), "x" for attempts per
+	// offered request, "ms" or "s".
+	Unit string `json:"unit"`
+	// Better is +1 when a higher value is better, -1 when a lower one is, 0 when neither
+	// (rejections and shed optional work are a policy's choice, not a defect).
+	Better int `json:"better"`
+
+	get func(a *packet.Arm) (float64, bool)
+}
+
+// figures are the figures a sweep records, in the order the table prints them. Each comes
+// from the arm's packet; a figure the run could not measure (a recovery that never came) is
+// missing from that trial, not zero.
+var figures = sectioned([]Figure{
+	count("offered", "offered", 0, func(a *packet.Arm) int64 { return a.Totals.Offered }),
+	count("admitted", "admitted", 0, func(a *packet.Arm) int64 { return a.Totals.Admitted }),
+	count("rejected", "rejected", 0, func(a *packet.Arm) int64 { return a.Totals.Rejected }),
+	count("attempts", "attempts", -1, func(a *packet.Arm) int64 { return a.Totals.Attempts }),
+	count("goodput", "goodput", +1, func(a *packet.Arm) int64 { return a.Totals.Goodput }),
+	count("late", "late", -1, func(a *packet.Arm) int64 { return a.Totals.Late }),
+	count("expired", "expired", -1, func(a *packet.Arm) int64 { return a.Totals.Expired }),
+	count("shed", "shed (optional work)", 0, func(a *packet.Arm) int64 { return a.Totals.Shed }),
+	count("failed", "failed", -1, func(a *packet.Arm) int64 { return a.Totals.Failed }),
+	count("ambiguous", "ambiguous", -1, func(a *packet.Arm) int64 { return a.Totals.Ambiguous }),
+	{Key: "goodput_fraction", Label: "goodput / offered", Unit: "ratio", Better: +1, get: func(a *packet.Arm) (float64, bool) {
+		if a.Totals.Offered == 0 {
+			return 0, false
+		}
+		return round(float64(a.Totals.Goodput)/float64(a.Totals.Offered), 6), true
+	}},
+	value("amplification", "amplification, total", "x", -1, func(a *packet.Arm) float64 { return a.Amplification.Total }),
+	{Key: "amplification_peak", Label: "amplification, worst tick", Unit: "x", Better: -1, get: func(a *packet.Arm) (float64, bool) {
+		return a.Amplification.Peak, a.Amplification.Peak > 0
+	}},
+	latency("latency_p50_ms", "latency p50", func(p packet.Percentiles) float64 { return p.P50 }),
+	latency("latency_p99_ms", "latency p99", func(p packet.Percentiles) float64 { return p.P99 }),
+	latency("latency_p999_ms", "latency p99.9", func(p packet.Percentiles) float64 { return p.P999 }),
+	{Key: "queue_age_max_ms", Label: "oldest queue age, max", Unit: "ms", Better: -1, get: func(a *packet.Arm) (float64, bool) {
+		return a.Queue.AgeMaxMS, a.Samples > 0
+	}},
+	count("retries", "retries", -1, func(a *packet.Arm) int64 { return a.Retry.Retries }),
+	value("retry_ratio", "retries / admitted", "ratio", -1, func(a *packet.Arm) float64 { return a.Retry.Ratio }),
+	count("suppressed", "retries suppressed", 0, func(a *packet.Arm) int64 { return a.Retry.Suppressed }),
+	count("orphans", "orphaned work", -1, func(a *packet.Arm) int64 { return a.Totals.Orphans }),
+	count("duplicates", "duplicates", -1, func(a *packet.Arm) int64 { return a.Duplicates.Total() }),
+	recovery("recovery_stabilize_s", "goodput stable again", func(r packet.Recovery) *float64 { return r.StabilizeS }),
+	recovery("recovery_drain_s", "queues drained", func(r packet.Recovery) *float64 { return r.DrainS }),
+	recovery("recovery_normal_s", "back to Normal", func(r packet.Recovery) *float64 { return r.NormalS }),
+})
+
+func count(key, label string, better int, f func(a *packet.Arm) int64) Figure {
+	return Figure{Key: key, Label: label, Better: better, get: func(a *packet.Arm) (float64, bool) { return float64(f(a)), true }}
+}
+
+func value(key, label, unit string, better int, f func(a *packet.Arm) float64) Figure {
+	return Figure{Key: key, Label: label, Unit: unit, Better: better, get: func(a *packet.Arm) (float64, bool) { return f(a), true }}
+}
+
+func latency(key, label string, f func(packet.Percentiles) float64) Figure {
+	return Figure{Key: key, Label: label, Unit: "ms", Better: -1, get: func(a *packet.Arm) (float64, bool) {
+		return f(a.Latency), a.Latency.Count > 0
+	}}
+}
+
+// recovery figures are missing when the arm never recovered before the end of the run, or
+// when the scenario has nothing to recover from.
+func recovery(key, label string, f func(packet.Recovery) *float64) Figure {
+	return Figure{Key: key, Label: label, Unit: "s", Better: -1, get: func(a *packet.Arm) (float64, bool) {
+		v := f(a.Recovery)
+		if v == nil {
+			return 0, false
+		}
+		return *v, true
+	}}
+}
+
+// sections heads the figures, by the key of the first figure under each heading.
+var sections = map[string]string{
+	"offered":              "Populations",
+	"amplification":        "Amplification (attempts per offered)",
+	"latency_p50_ms":       "Latency, admitted requests (ms)",
+	"queue_age_max_ms":     "Queue",
+	"retries":              "Retries and waste",
+	"recovery_stabilize_s": "Recovery (seconds after restoration)",
+}
+
+// sectioned sets every figure's Section from sections.
+func sectioned(fs []Figure) []Figure {
+	sec := ""
+	for i := range fs {
+		if h, ok := sections[fs[i].Key]; ok {
+			sec = h
+		}
+		fs[i].Section = sec
+	}
+	return fs
+}
+
+// figureIndex maps a figure's key to its index in figures.
+var figureIndex = func() map[string]int {
+	m := make(map[string]int, len(figures))
+	for i, f := range figures {
+		m[f.Key] = i
+	}
+	return m
+}()
+
+// armRun extracts one arm's figures, objectives and failed invariants from its packet.
+func armRun(a *packet.Arm) ArmRun {
+	r := ArmRun{Name: a.Name, Figures: make(map[string]*float64, len(figures))}
+	for _, f := range figures {
+		if v, ok := f.get(a); ok && !math.IsNaN(v) && !math.IsInf(v, 0) {
+			r.Figures[f.Key] = &v
+		} else {
+			r.Figures[f.Key] = nil
+		}
+	}
+	for _, o := range a.Objectives {
+		r.Objectives = append(r.Objectives, ObjectiveRun{Name: o.Name, Metric: o.Metric, Unit: o.Unit, Pass: o.Pass, Value: o.Value, NoData: o.NoData})
+	}
+	for _, inv := range a.Invariants {
+		if !inv.Pass {
+			r.InvariantsFailed = append(r.InvariantsFailed, inv.Name+": "+inv.Message)
+		}
+	}
+	return r
+}
+
+// round rounds x to d decimals.
+func round(x float64, d int) float64 {
+	p := math.Pow10(d)
+	return math.Round(x*p) / p
+}
+
+// Figures returns the figures a sweep records, in the order the table prints them.
+func Figures() []Figure { return slices.Clone(figures) }

@@ -1,0 +1,238 @@
+package trials
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// WriteJSON writes the summary as indented JSON (trials.json), ending in a newline.
+// Identical summaries give identical bytes.
+func (s *Summary) WriteJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(s); err != nil {
+		return fmt.Errorf("trials: encode json: %w", err)
+	}
+	return nil
+}
+
+// WriteDir creates dir if needed and writes trials.json in it.
+func (s *Summary) WriteDir(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("trials: %w", err)
+	}
+	var b bytes.Buffer
+	if err := s.WriteJSON(&b); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, File), b.Bytes(), 0o644); err != nil {
+		return fmt.Errorf("trials: %w", err)
+	}
+	return nil
+}
+
+// ReadFile reads a summary from path, or from path/trials.json when path is a directory.
+func ReadFile(path string) (*Summary, error) {
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		path = filepath.Join(path, File)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("trials: %w", err)
+	}
+	return Read(b, path)
+}
+
+// Read decodes a summary written by [Summary.WriteJSON]; name is the file's name for error
+// messages, which give its line and column. Unknown fields are errors. The runs are
+// checked (seeds in the sweep and the shard, the same arms in every run) and the spreads
+// and deltas recomputed from them, so a summary edited by hand cannot disagree with its
+// runs.
+func Read(b []byte, name string) (*Summary, error) {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	var s Summary
+	if err := dec.Decode(&s); err != nil {
+		return nil, decodeError(b, name, dec, err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		line, col := position(b, int(dec.InputOffset()))
+		return nil, fmt.Errorf("%s:%d:%d: unexpected data after the summary; expected one JSON object", name, line, col)
+	}
+	if s.Scenario == "" {
+		return nil, fmt.Errorf("%s: not a trials summary: no \"scenario\"; expected the %s that goodput replay --trials writes", name, File)
+	}
+	if !slices.EqualFunc(s.Figures, figures, func(a, b Figure) bool { return a.Key == b.Key }) {
+		return nil, fmt.Errorf("%s: its figures (%s) are not this version's (%s); rerun the sweep with this goodput", name, keys(s.Figures), keys(figures))
+	}
+	for i := range s.Runs {
+		for j := range s.Runs[i].Arms {
+			if s.Runs[i].Arms[j].Figures == nil {
+				return nil, fmt.Errorf("%s: run of seed %d, arm %q: no figures", name, s.Runs[i].Seed, s.Runs[i].Arms[j].Name)
+			}
+		}
+	}
+	out, err := newSummary(s.Scenario, s.Digest, s.FirstSeed, s.Trials, s.Shard, s.Runs)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	out.source = name
+	return out, nil
+}
+
+func keys(fs []Figure) string {
+	ks := make([]string, len(fs))
+	for i, f := range fs {
+		ks[i] = f.Key
+	}
+	return strings.Join(ks, ", ")
+}
+
+// decodeError gives a JSON decoding error the file's line and column.
+func decodeError(b []byte, name string, dec *json.Decoder, err error) error {
+	off := int(dec.InputOffset())
+	var syn *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	msg := err.Error()
+	switch {
+	case errors.As(err, &syn):
+		off = int(syn.Offset) - 1 // the offset is just past the offending byte
+		msg = syn.Error() + "; expected the JSON of a " + File
+	case errors.As(err, &typ):
+		off = valueStart(b, int(typ.Offset))
+		msg = fmt.Sprintf("%s is a JSON %s; expected %s", typ.Field, typ.Value, typ.Type)
+	case strings.HasPrefix(msg, "json: unknown field "):
+		// The decoder stops past the field's value: point at the field's name.
+		field := strings.TrimPrefix(msg, "json: unknown field ")
+		if i := bytes.LastIndex(b[:min(off, len(b))], []byte(field)); i >= 0 {
+			off = i
+		}
+	case errors.Is(err, io.EOF):
+		return fmt.Errorf("%s: empty file; expected the JSON of a %s", name, File)
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		off = len(b)
+		msg = "the file ends inside the JSON; expected the rest of the summary"
+	}
+	line, col := position(b, off)
+	return fmt.Errorf("%s:%d:%d: %s", name, line, col, strings.TrimPrefix(msg, "json: "))
+}
+
+// valueStart returns where the scalar JSON value ending at off begins (a string, number,
+// true, false or null); for any other value, off itself.
+func valueStart(b []byte, off int) int {
+	off = min(max(off, 0), len(b))
+	end := off
+	for end > 0 && (b[end-1] == ' ' || b[end-1] == '\n' || b[end-1] == '\t' || b[end-1] == '\r') {
+		end--
+	}
+	if end == 0 {
+		return off
+	}
+	if b[end-1] == '"' {
+		for i := end - 2; i >= 0; i-- {
+			if b[i] == '"' {
+				bs := 0
+				for j := i - 1; j >= 0 && b[j] == '\\'; j-- {
+					bs++
+				}
+				if bs%2 == 0 {
+					return i
+				}
+			}
+		}
+		return off
+	}
+	i := end
+	for i > 0 && strings.IndexByte("0123456789+-.eEtrufalsn", b[i-1]) >= 0 {
+		i--
+	}
+	if i == end {
+		return off
+	}
+	return i
+}
+
+// position returns the 1-based line and column of byte offset off in b.
+func position(b []byte, off int) (line, col int) {
+	off = min(max(off, 0), len(b))
+	line = 1 + bytes.Count(b[:off], []byte("\n"))
+	start := bytes.LastIndexByte(b[:off], '\n') + 1
+	return line, 1 + len([]rune(string(b[start:off])))
+}
+
+// Merge joins the summaries of a sweep's shards into the summary of the whole sweep. They
+// must be of one scenario (the same digest), first seed and number of trials, must not
+// repeat a seed, and together must hold every trial; the result is byte-for-byte what one
+// unsharded run writes.
+func Merge(parts ...*Summary) (*Summary, error) {
+	if len(parts) == 0 {
+		return nil, errors.New("trials: nothing to merge")
+	}
+	first := parts[0]
+	var runs []Trial
+	from := map[uint64]int{}
+	for i, p := range parts {
+		if p.Scenario != first.Scenario || p.Digest != first.Digest {
+			return nil, fmt.Errorf("trials: %s is of scenario %s (%s), %s of %s (%s): not one sweep", part(parts, i), p.Scenario, short(p.Digest), part(parts, 0), first.Scenario, short(first.Digest))
+		}
+		if p.FirstSeed != first.FirstSeed || p.Trials != first.Trials {
+			return nil, fmt.Errorf("trials: %s is %d trials from seed %d, %s is %d from seed %d: not one sweep", part(parts, i), p.Trials, p.FirstSeed, part(parts, 0), first.Trials, first.FirstSeed)
+		}
+		for _, r := range p.Runs {
+			if j, ok := from[r.Seed]; ok {
+				return nil, fmt.Errorf("trials: seed %d is in %s and in %s", r.Seed, part(parts, j), part(parts, i))
+			}
+			from[r.Seed] = i
+			runs = append(runs, r)
+		}
+	}
+	if len(runs) != first.Trials {
+		var missing []string
+		for k := range first.Trials {
+			seed := first.FirstSeed + uint64(k)
+			if _, ok := from[seed]; !ok {
+				missing = append(missing, fmt.Sprint(seed))
+			}
+		}
+		if len(missing) > 10 {
+			missing = append(missing[:10], "…")
+		}
+		hint := "merge every shard of the sweep"
+		if first.Shard != nil && !first.Shard.Whole() {
+			var shards []string
+			for k := range first.Trials {
+				seed := first.FirstSeed + uint64(k)
+				sh := Shard{Index: k % first.Shard.Count, Count: first.Shard.Count}.String()
+				if _, ok := from[seed]; !ok && !slices.Contains(shards, sh) {
+					shards = append(shards, sh)
+				}
+			}
+			hint = "missing shard " + strings.Join(shards, ", ")
+		}
+		return nil, fmt.Errorf("trials: %d of %d trials are missing (seeds %s): %s", first.Trials-len(runs), first.Trials, strings.Join(missing, ", "), hint)
+	}
+	return newSummary(first.Scenario, first.Digest, first.FirstSeed, first.Trials, nil, slices.Clone(runs))
+}
+
+// part names the i-th summary given to Merge: its file, or its place.
+func part(parts []*Summary, i int) string {
+	if parts[i].source != "" {
+		return parts[i].source
+	}
+	return fmt.Sprintf("part %d", i+1)
+}
+
+func short(digest string) string {
+	if len(digest) > 19 {
+		return digest[:19] + "…"
+	}
+	return digest
+}
