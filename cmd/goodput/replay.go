@@ -61,7 +61,7 @@ const progressDelay = time.Second
 
 func replayUsage(w io.Writer, fs *flag.FlagSet) {
 	fmt.Fprintln(w, "usage: goodput replay FILE.scenario.yaml [--seed N] [--out DIR] [--json] [--quiet]")
-	fmt.Fprintln(w, "       goodput replay FILE.scenario.yaml --trials N [--shard i/n] [--parallel N] [--seed N] [--out DIR] [--json]")
+	fmt.Fprintln(w, "       goodput replay FILE.scenario.yaml --trials N [--shard i/n] [--parallel N] [--seed N] [--out DIR [--packets]] [--json]")
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "Replays the scenario's incident under every arm (policy) on identical offered load and")
 	fmt.Fprintln(w, "random draws, prints the arms side by side, and with --out writes packet.json, series.csv,")
@@ -70,7 +70,8 @@ func replayUsage(w io.Writer, fs *flag.FlagSet) {
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "With more than one trial (--trials, or the scenario's trials:) it runs a sweep: the seeds")
 	fmt.Fprintln(w, "N, N+1, …, each a whole replay, and prints every figure's median and range across them,")
-	fmt.Fprintln(w, "and each arm's difference from the first arm trial by trial; --out writes trials.json.")
+	fmt.Fprintln(w, "and each arm's difference from the first arm trial by trial; --out writes trials.json, and")
+	fmt.Fprintln(w, "with --packets each trial's packet directory in DIR/seed-N.")
 	fmt.Fprintln(w, "--shard i/n runs every n-th trial from the i-th (i from 0) for a batch job; 'goodput merge'")
 	fmt.Fprintln(w, "joins the shards' trials.json into what one unsharded run writes.")
 	fmt.Fprintln(w)
@@ -88,6 +89,7 @@ type replayFlags struct {
 
 	trials    int
 	trialsSet bool
+	packets   bool
 	shard     trials.Shard
 	parallel  int
 }
@@ -110,6 +112,7 @@ func parseReplayFlags(args []string, stderr io.Writer) (replayFlags, error) {
 		f.shard = sh
 		return nil
 	})
+	fs.BoolVar(&f.packets, "packets", false, "in a sweep, also write each trial's packet directory to DIR/seed-N (needs --out)")
 	fs.IntVar(&f.parallel, "parallel", 0, "run `N` trials of a sweep at once (default: the CPUs divided by the arms, at least 1)")
 	fs.Usage = func() { replayUsage(stderr, fs) }
 
@@ -138,6 +141,9 @@ func parseReplayFlags(args []string, stderr io.Writer) (replayFlags, error) {
 	})
 	if f.trialsSet && f.trials < 1 {
 		return f, fmt.Errorf("%w: replay: --trials %d: expected 1 or more", errUsage, f.trials)
+	}
+	if f.packets && f.out == "" {
+		return f, fmt.Errorf("%w: replay: --packets writes each trial's packet under --out DIR; give --out", errUsage)
 	}
 	if f.parallel < 0 {
 		return f, fmt.Errorf("%w: replay: --parallel %d: expected 1 or more (or 0 for the default)", errUsage, f.parallel)

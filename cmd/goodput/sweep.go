@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"sync"
@@ -16,6 +17,9 @@ import (
 	"goodput/scenario"
 	"goodput/trials"
 )
+
+// seedDir is the directory, under a sweep's --out, of one trial's packet (--packets).
+func seedDir(seed uint64) string { return fmt.Sprintf("seed-%d", seed) }
 
 // sweep runs n trials of sc (seeds first, first+1, …; only f.shard's when it is set) and
 // writes their summary: the table, or trials.json to stdout with --json, and trials.json in
@@ -40,7 +44,11 @@ func sweep(ctx context.Context, sc *scenario.Scenario, f replayFlags, first uint
 		update = tp.update
 	}
 	run := func(ctx context.Context, seed uint64, progress func(done, total time.Duration)) (*packet.Packet, error) {
-		return env.run(ctx, sc, seed, progress)
+		p, err := env.run(ctx, sc, seed, progress)
+		if err == nil && f.packets {
+			err = writePacketDir(p, filepath.Join(f.out, seedDir(seed)))
+		}
+		return p, err
 	}
 	s, err := trials.Run(ctx, cfg, run, update)
 	tp.finish()

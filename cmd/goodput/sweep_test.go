@@ -262,3 +262,28 @@ func TestTrialProgress(t *testing.T) {
 		t.Errorf("no bar: %q", buf.String())
 	}
 }
+
+func TestReplaySweepPackets(t *testing.T) {
+	dir := t.TempDir()
+	var stdout, stderr bytes.Buffer
+	args := []string{"x.yaml", "--trials", "2", "--packets", "--out", dir, "--quiet"}
+	if err := replay(context.Background(), args, &stdout, &stderr, sweepEnv(t, 0, nil)); err != nil {
+		t.Fatal(err)
+	}
+	for _, seed := range []uint64{5, 6} {
+		var want bytes.Buffer
+		if err := fakePacket(&scenario.Scenario{Name: "fake"}, seed).WriteJSON(&want); err != nil {
+			t.Fatal(err)
+		}
+		got, err := os.ReadFile(filepath.Join(dir, seedDir(seed), packet.JSONFile))
+		if err != nil || string(got) != want.String() {
+			t.Errorf("seed %d: packet.json %v", seed, err)
+		}
+		if _, err := os.Stat(filepath.Join(dir, seedDir(seed), report.HTMLFile)); err != nil {
+			t.Errorf("seed %d: %v", seed, err)
+		}
+	}
+	if _, err := parseReplayFlags([]string{"x.yaml", "--trials", "2", "--packets"}, &stderr); !errors.Is(err, errUsage) || !strings.Contains(err.Error(), "give --out") {
+		t.Errorf("--packets without --out: %v", err)
+	}
+}
