@@ -146,3 +146,81 @@ func checkDrawn(t *testing.T, m drawn) {
 		}
 	}
 }
+
+// stripsJS measures a sweep page: the page's width and its strips' drawn sizes.
+const stripsJS = `(() => ({docScrollW: document.documentElement.scrollWidth, innerWidth: innerWidth,
+  scripts: document.scripts.length,
+  strips: [...document.querySelectorAll('svg.strip')].map(s => { const r = s.getBoundingClientRect(); return [r.width, r.height]; }),
+  dots: document.querySelectorAll('svg.strip circle').length}))()`
+
+type stripsDrawn struct {
+	DocScrollW float64     `json:"docScrollW"`
+	InnerWidth float64     `json:"innerWidth"`
+	Scripts    int         `json:"scripts"`
+	Strips     [][]float64 `json:"strips"`
+	Dots       int         `json:"dots"`
+}
+
+// TestBrowserTrials opens two sweep pages — the golden synthetic one (testdata/trials.html)
+// and ten seeds of Northstar (examples/northstar/trials/trials.html) — at 375 px, 1280 px
+// and in print: the page does not scroll sideways (its table scrolls in its own box), it
+// has no script and requests nothing, and every strip is drawn at a readable size.
+func TestBrowserTrials(t *testing.T) {
+	var pages []browsertest.Page
+	for _, p := range []struct{ name, path string }{
+		{"synthetic-trials", filepath.Join("testdata", "trials.html")},
+		{"northstar-trials", filepath.Join("..", "examples", "northstar", "trials", TrialsHTMLFile)},
+	} {
+		html, err := os.ReadFile(p.path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pages = append(pages, browsertest.Page{Name: p.name, HTML: html})
+	}
+	br := browsertest.Start(t, 60*time.Second, pages...)
+	artifacts := browsertest.Artifacts(t)
+	for _, page := range pages {
+		for _, view := range []struct {
+			width int64
+			media string
+		}{{375, ""}, {1280, ""}, {794, "print"}} {
+			name := page.Name + "-" + strconv.FormatInt(view.width, 10)
+			if view.media != "" {
+				name = page.Name + "-" + view.media
+			}
+			t.Run(name, func(t *testing.T) {
+				if err := br.Load(page.Name, view.width, view.media); err != nil {
+					t.Fatal(err)
+				}
+				m, err := chromedp.Run(br.Context(), chromedp.Evaluate[stripsDrawn](stripsJS))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if m.DocScrollW > m.InnerWidth {
+					t.Errorf("the page scrolls sideways: scrollWidth %v > innerWidth %v", m.DocScrollW, m.InnerWidth)
+				}
+				if m.Scripts != 0 {
+					t.Errorf("the page has %d scripts", m.Scripts)
+				}
+				if len(m.Strips) < 40 || m.Dots < 5*len(m.Strips) {
+					t.Errorf("%d strips with %d dots", len(m.Strips), m.Dots)
+				}
+				for i, s := range m.Strips {
+					if s[0] < 80 || s[1] < 6 {
+						t.Errorf("strip %d drawn %v × %v px", i, s[0], s[1])
+					}
+				}
+				for _, u := range br.Foreign(page.Name) {
+					t.Errorf("the page requested %s", u)
+				}
+				shot, err := chromedp.Run(br.Context(), chromedp.FullScreenshot(100))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(filepath.Join(artifacts, "report-"+name+".png"), shot, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			})
+		}
+	}
+}

@@ -3,6 +3,10 @@ package report
 import (
 	"bytes"
 	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -147,5 +151,121 @@ func TestFigureValue(t *testing.T) {
 		if got := figureValue(trials.Figure{Unit: tt.unit}, tt.v, tt.signed); got != tt.want {
 			t.Errorf("figureValue(%q, %v, %v) = %q, want %q", tt.unit, tt.v, tt.signed, got, tt.want)
 		}
+	}
+}
+
+func renderTrials(t *testing.T, s *trials.Summary) string {
+	t.Helper()
+	var b bytes.Buffer
+	if err := TrialsHTML(&b, s); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+func TestTrialsHTMLGolden(t *testing.T) {
+	s := sweep(t, trials.Config{Scenario: "synthetic", FirstSeed: 1, Trials: 5})
+	page := renderTrials(t, s)
+	golden(t, "trials.html", []byte(page))
+	if page != renderTrials(t, s) {
+		t.Error("two renderings differ")
+	}
+}
+
+// The page draws, for every figure and arm measured in two trials or more, a strip with a
+// dot per trial inside it and its median tick; the dots' titles name the seeds.
+func TestTrialsHTMLStrips(t *testing.T) {
+	s := sweep(t, trials.Config{Scenario: "synthetic", FirstSeed: 1, Trials: 5})
+	page := renderTrials(t, s)
+	strips := regexp.MustCompile(`(?s)<svg class="strip"[^>]*>.*?</svg>`).FindAllString(page, -1)
+	if want := len(trials.Figures()) * len(s.Spread); len(strips) != want {
+		t.Errorf("%d strips, want %d", len(strips), want)
+	}
+	dot := regexp.MustCompile(`cx="([0-9.]+)"`)
+	for _, sv := range strips {
+		if err := wellFormed(sv); err != nil {
+			t.Fatalf("strip not well formed: %v\n%s", err, sv)
+		}
+		cx := dot.FindAllStringSubmatch(sv, -1)
+		if len(cx) != 5 {
+			t.Errorf("%d dots, want one per trial: %s", len(cx), sv)
+		}
+		for _, m := range cx {
+			if x := atof(t, m[1]); x < stripPad || x > stripW-stripPad {
+				t.Errorf("dot at %v outside the strip", x)
+			}
+		}
+		for seed := 1; seed <= 5; seed++ {
+			if !strings.Contains(sv, fmt.Sprintf("<title>seed %d: ", seed)) {
+				t.Errorf("no dot titled seed %d", seed)
+			}
+		}
+		if strings.Count(sv, `class="median`) != 1 {
+			t.Error("no median tick")
+		}
+	}
+	// The goodput strip of the baseline puts its lowest trial at the left end and its
+	// highest at the right.
+	st, _ := s.Spread[0].Figure("goodput")
+	for _, r := range s.Runs {
+		v := *r.Arms[0].Figures["goodput"]
+		want := ""
+		switch v {
+		case st.Min:
+			want = fmt.Sprintf(`cx="%v" cy="6" r="3"><title>seed %d: `, stripPad, r.Seed)
+		case st.Max:
+			want = fmt.Sprintf(`cx="%v" cy="6" r="3"><title>seed %d: `, stripW-stripPad, r.Seed)
+		default:
+			continue
+		}
+		if !strings.Contains(page, want) {
+			t.Errorf("no %q", want)
+		}
+	}
+}
+
+func TestTrialsHTMLSelfContainedAndEscaped(t *testing.T) {
+	s := sweep(t, trials.Config{Scenario: `<script>alert("x")</script>`, FirstSeed: 1, Trials: 2})
+	page := renderTrials(t, s)
+	if strings.Contains(page, "<script>") {
+		t.Error("the scenario name reached the page unescaped")
+	}
+	if !strings.Contains(page, "&lt;script&gt;") {
+		t.Error("the scenario name is not shown, escaped")
+	}
+	const icon = `<link rel="icon" href="data:,">`
+	rest := strings.Replace(page, icon, "", 1)
+	for _, bad := range []string{"<script", " src=", "<link", "url(", "@import", "http://", "https://"} {
+		if strings.Contains(rest, bad) {
+			t.Errorf("page contains %q", bad)
+		}
+	}
+	for _, m := range regexp.MustCompile(`href="([^"]*)"`).FindAllStringSubmatch(rest, -1) {
+		if m[1] != trials.File {
+			t.Errorf("link to %q", m[1])
+		}
+	}
+	empty, err := trials.Run(context.Background(), trials.Config{Scenario: "e", Trials: 1, Shard: trials.Shard{Index: 1, Count: 2}}, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := renderTrials(t, empty); !strings.Contains(p, "No trials.") {
+		t.Error("an empty shard's page does not say it has no trials")
+	}
+}
+
+// The example sweep's page is the page of its trials.json, as this build draws it.
+func TestTrialsHTMLExample(t *testing.T) {
+	dir := filepath.Join("..", "examples", "northstar", "trials")
+	s, err := trials.ReadFile(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := os.ReadFile(filepath.Join(dir, TrialsHTMLFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if renderTrials(t, s) != string(want) {
+		t.Errorf("%s/%s is not the page of its trials.json; rewrite it with goodput merge %s --out %s", dir, TrialsHTMLFile, dir, dir)
 	}
 }

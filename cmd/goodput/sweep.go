@@ -1,11 +1,13 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -58,12 +60,19 @@ func sweep(ctx context.Context, sc *scenario.Scenario, f replayFlags, first uint
 	return writeSweep(s, f.out, f.json, f.quiet, stdout, stderr)
 }
 
-// writeSweep writes a sweep's summary to dir (if set), then the table or trials.json on
+// writeSweep writes a sweep's summary and its page to dir (if set), then the table or trials.json on
 // stdout. A failed invariant in any trial is an error, reported after everything is written.
 func writeSweep(s *trials.Summary, dir string, asJSON, quiet bool, stdout, stderr io.Writer) error {
 	if dir != "" {
 		if err := s.WriteDir(dir); err != nil {
 			return err
+		}
+		var page bytes.Buffer
+		if err := report.TrialsHTML(&page, s); err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(dir, report.TrialsHTMLFile), page.Bytes(), 0o644); err != nil {
+			return fmt.Errorf("replay: %w", err)
 		}
 	}
 	switch {
@@ -77,7 +86,7 @@ func writeSweep(s *trials.Summary, dir string, asJSON, quiet bool, stdout, stder
 		}
 	}
 	if dir != "" && !quiet {
-		fmt.Fprintf(stderr, "goodput: wrote %s to %s\n", trials.File, dir)
+		fmt.Fprintf(stderr, "goodput: wrote %s and %s to %s\n", trials.File, report.TrialsHTMLFile, dir)
 	}
 	var failed []string
 	for _, r := range s.Runs {

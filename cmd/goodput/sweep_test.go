@@ -107,7 +107,7 @@ func TestReplaySweepJSONOutAndMerge(t *testing.T) {
 	if stdout.String() != string(file) {
 		t.Error("--json did not write trials.json to stdout")
 	}
-	if want := "goodput: wrote trials.json to " + whole + "\n"; stderr.String() != want {
+	if want := "goodput: wrote trials.json and trials.html to " + whole + "\n"; stderr.String() != want {
 		t.Errorf("stderr %q, want %q", stderr.String(), want)
 	}
 
@@ -136,6 +136,23 @@ func TestReplaySweepJSONOutAndMerge(t *testing.T) {
 	}
 	if string(got) != string(file) {
 		t.Error("the merged shards' trials.json differs from the whole sweep's")
+	}
+	for _, d := range []string{whole, merged} {
+		page, err := os.ReadFile(filepath.Join(d, report.TrialsHTMLFile))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want bytes.Buffer
+		s, err := trials.ReadFile(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := report.TrialsHTML(&want, s); err != nil {
+			t.Fatal(err)
+		}
+		if string(page) != want.String() {
+			t.Errorf("%s: trials.html is not the page of its trials.json", d)
+		}
 	}
 	s, err := trials.ReadFile(whole)
 	if err != nil {
