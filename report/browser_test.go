@@ -1,8 +1,10 @@
 package report
 
 import (
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"testing"
 	"time"
@@ -55,16 +57,50 @@ const drawnJS = `(() => {
 // $GOODPUT_SCREENSHOT_DIR set, the top of the Northstar page at 1280 px is also written
 // there as replay-northstar.png (the README's screenshot).
 func TestBrowserReport(t *testing.T) {
-	var pages []browsertest.Page
-	for _, p := range []struct{ name, path string }{
-		{"synthetic", filepath.Join("testdata", "report.html")},
-		{"northstar", filepath.Join("..", "examples", "northstar", "packet", HTMLFile)},
-	} {
-		html, err := os.ReadFile(p.path)
+	forEachView(t, map[string]string{
+		"synthetic": filepath.Join("testdata", "report.html"),
+		"northstar": filepath.Join("..", "examples", "northstar", "packet", HTMLFile),
+	}, func(t *testing.T, br *browsertest.Browser, page string, width int64, media string) {
+		m, err := chromedp.Run(br.Context(), chromedp.Evaluate[drawn](drawnJS))
 		if err != nil {
 			t.Fatal(err)
 		}
-		pages = append(pages, browsertest.Page{Name: p.name, HTML: html})
+		checkDrawn(t, m)
+		dir := os.Getenv("GOODPUT_SCREENSHOT_DIR")
+		if dir == "" || page != "northstar" || width != 1280 || media != "" {
+			return
+		}
+		// The README shows the top of the page: the key figures and the first charts.
+		if err := chromedp.Do(br.Context(), chromedp.EmulateViewport(1280, 1500)); err != nil {
+			t.Fatal(err)
+		}
+		top, err := chromedp.Run(br.Context(), chromedp.CaptureScreenshot())
+		if err != nil {
+			t.Fatal(err)
+		}
+		small, err := browsertest.CompactPNG(top)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "replay-northstar.png"), small, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	})
+}
+
+// forEachView opens each page (name → file) in headless Chromium at 375 px, at 1280 px and
+// with the print stylesheet on an A4 width (794 px), runs check on it in a subtest, checks
+// that the page requested nothing but itself, and saves a full-page screenshot to
+// $GOODPUT_ARTIFACTS (or a temporary directory).
+func forEachView(t *testing.T, files map[string]string, check func(t *testing.T, br *browsertest.Browser, page string, width int64, media string)) {
+	t.Helper()
+	var pages []browsertest.Page
+	for _, name := range slices.Sorted(maps.Keys(files)) {
+		html, err := os.ReadFile(files[name])
+		if err != nil {
+			t.Fatal(err)
+		}
+		pages = append(pages, browsertest.Page{Name: name, HTML: html})
 	}
 	br := browsertest.Start(t, 60*time.Second, pages...)
 	artifacts := browsertest.Artifacts(t)
@@ -81,11 +117,7 @@ func TestBrowserReport(t *testing.T) {
 				if err := br.Load(page.Name, view.width, view.media); err != nil {
 					t.Fatal(err)
 				}
-				m, err := chromedp.Run(br.Context(), chromedp.Evaluate[drawn](drawnJS))
-				if err != nil {
-					t.Fatal(err)
-				}
-				checkDrawn(t, m)
+				check(t, br, page.Name, view.width, view.media)
 				for _, u := range br.Foreign(page.Name) {
 					t.Errorf("the page requested %s", u)
 				}
@@ -94,25 +126,6 @@ func TestBrowserReport(t *testing.T) {
 					t.Fatal(err)
 				}
 				if err := os.WriteFile(filepath.Join(artifacts, "report-"+name+".png"), shot, 0o644); err != nil {
-					t.Fatal(err)
-				}
-				dir := os.Getenv("GOODPUT_SCREENSHOT_DIR")
-				if dir == "" || page.Name != "northstar" || view.width != 1280 || view.media != "" {
-					return
-				}
-				// The README shows the top of the page: the key figures and the first charts.
-				if err := chromedp.Do(br.Context(), chromedp.EmulateViewport(1280, 1500)); err != nil {
-					t.Fatal(err)
-				}
-				top, err := chromedp.Run(br.Context(), chromedp.CaptureScreenshot())
-				if err != nil {
-					t.Fatal(err)
-				}
-				small, err := browsertest.CompactPNG(top)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(filepath.Join(dir, "replay-northstar.png"), small, 0o644); err != nil {
 					t.Fatal(err)
 				}
 			})
@@ -166,61 +179,27 @@ type stripsDrawn struct {
 // and in print: the page does not scroll sideways (its table scrolls in its own box), it
 // has no script and requests nothing, and every strip is drawn at a readable size.
 func TestBrowserTrials(t *testing.T) {
-	var pages []browsertest.Page
-	for _, p := range []struct{ name, path string }{
-		{"synthetic-trials", filepath.Join("testdata", "trials.html")},
-		{"northstar-trials", filepath.Join("..", "examples", "northstar", "trials", TrialsHTMLFile)},
-	} {
-		html, err := os.ReadFile(p.path)
+	forEachView(t, map[string]string{
+		"synthetic-trials": filepath.Join("testdata", "trials.html"),
+		"northstar-trials": filepath.Join("..", "examples", "northstar", "trials", TrialsHTMLFile),
+	}, func(t *testing.T, br *browsertest.Browser, _ string, _ int64, _ string) {
+		m, err := chromedp.Run(br.Context(), chromedp.Evaluate[stripsDrawn](stripsJS))
 		if err != nil {
 			t.Fatal(err)
 		}
-		pages = append(pages, browsertest.Page{Name: p.name, HTML: html})
-	}
-	br := browsertest.Start(t, 60*time.Second, pages...)
-	artifacts := browsertest.Artifacts(t)
-	for _, page := range pages {
-		for _, view := range []struct {
-			width int64
-			media string
-		}{{375, ""}, {1280, ""}, {794, "print"}} {
-			name := page.Name + "-" + strconv.FormatInt(view.width, 10)
-			if view.media != "" {
-				name = page.Name + "-" + view.media
-			}
-			t.Run(name, func(t *testing.T) {
-				if err := br.Load(page.Name, view.width, view.media); err != nil {
-					t.Fatal(err)
-				}
-				m, err := chromedp.Run(br.Context(), chromedp.Evaluate[stripsDrawn](stripsJS))
-				if err != nil {
-					t.Fatal(err)
-				}
-				if m.DocScrollW > m.InnerWidth {
-					t.Errorf("the page scrolls sideways: scrollWidth %v > innerWidth %v", m.DocScrollW, m.InnerWidth)
-				}
-				if m.Scripts != 0 {
-					t.Errorf("the page has %d scripts", m.Scripts)
-				}
-				if len(m.Strips) < 40 || m.Dots < 5*len(m.Strips) {
-					t.Errorf("%d strips with %d dots", len(m.Strips), m.Dots)
-				}
-				for i, s := range m.Strips {
-					if s[0] < 80 || s[1] < 6 {
-						t.Errorf("strip %d drawn %v × %v px", i, s[0], s[1])
-					}
-				}
-				for _, u := range br.Foreign(page.Name) {
-					t.Errorf("the page requested %s", u)
-				}
-				shot, err := chromedp.Run(br.Context(), chromedp.FullScreenshot(100))
-				if err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(filepath.Join(artifacts, "report-"+name+".png"), shot, 0o644); err != nil {
-					t.Fatal(err)
-				}
-			})
+		if m.DocScrollW > m.InnerWidth {
+			t.Errorf("the page scrolls sideways: scrollWidth %v > innerWidth %v", m.DocScrollW, m.InnerWidth)
 		}
-	}
+		if m.Scripts != 0 {
+			t.Errorf("the page has %d scripts", m.Scripts)
+		}
+		if len(m.Strips) < 40 || m.Dots < 5*len(m.Strips) {
+			t.Errorf("%d strips with %d dots", len(m.Strips), m.Dots)
+		}
+		for i, s := range m.Strips {
+			if s[0] < 80 || s[1] < 6 {
+				t.Errorf("strip %d drawn %v × %v px", i, s[0], s[1])
+			}
+		}
+	})
 }

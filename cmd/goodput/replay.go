@@ -243,11 +243,17 @@ func writePacketDir(p *packet.Packet, dir string) error {
 	if err := p.WriteDir(dir); err != nil {
 		return err
 	}
+	return writePage(filepath.Join(dir, report.HTMLFile), func(w io.Writer) error { return report.HTML(w, p) })
+}
+
+// writePage renders a page in memory and writes it to path, so that a failed rendering
+// leaves no half-written file.
+func writePage(path string, render func(io.Writer) error) error {
 	var page bytes.Buffer
-	if err := report.HTML(&page, p); err != nil {
+	if err := render(&page); err != nil {
 		return err
 	}
-	if err := os.WriteFile(filepath.Join(dir, report.HTMLFile), page.Bytes(), 0o644); err != nil {
+	if err := os.WriteFile(path, page.Bytes(), 0o644); err != nil {
 		return fmt.Errorf("replay: %w", err)
 	}
 	return nil

@@ -1,13 +1,11 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -60,19 +58,15 @@ func sweep(ctx context.Context, sc *scenario.Scenario, f replayFlags, first uint
 	return writeSweep(s, f.out, f.json, f.quiet, stdout, stderr)
 }
 
-// writeSweep writes a sweep's summary and its page to dir (if set), then the table or trials.json on
-// stdout. A failed invariant in any trial is an error, reported after everything is written.
+// writeSweep writes a sweep's summary and its page to dir (if set), then the table or
+// trials.json on stdout. A failed invariant in any trial is an error, reported after everything is written.
 func writeSweep(s *trials.Summary, dir string, asJSON, quiet bool, stdout, stderr io.Writer) error {
 	if dir != "" {
 		if err := s.WriteDir(dir); err != nil {
 			return err
 		}
-		var page bytes.Buffer
-		if err := report.TrialsHTML(&page, s); err != nil {
+		if err := writePage(filepath.Join(dir, report.TrialsHTMLFile), func(w io.Writer) error { return report.TrialsHTML(w, s) }); err != nil {
 			return err
-		}
-		if err := os.WriteFile(filepath.Join(dir, report.TrialsHTMLFile), page.Bytes(), 0o644); err != nil {
-			return fmt.Errorf("replay: %w", err)
 		}
 	}
 	switch {
