@@ -117,20 +117,12 @@ func parseReplayFlags(args []string, stderr io.Writer) (replayFlags, error) {
 	fs.IntVar(&f.parallel, "parallel", 0, "run `N` trials of a sweep at once (default: the CPUs divided by the arms, at least 1)")
 	fs.Usage = func() { replayUsage(stderr, fs) }
 
-	var files []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				return f, err
-			}
-			return f, fmt.Errorf("%w: replay: %v", errUsage, err)
-		}
-		args = fs.Args()
-		if len(args) == 0 {
-			break
-		}
-		files = append(files, args[0])
-		args = args[1:]
+	files, err := parseInterspersed(fs, args)
+	if errors.Is(err, flag.ErrHelp) {
+		return f, err
+	}
+	if err != nil {
+		return f, fmt.Errorf("%w: replay: %v", errUsage, err)
 	}
 	fs.Visit(func(fl *flag.Flag) {
 		switch fl.Name {

@@ -144,20 +144,12 @@ func runMerge(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintln(stderr)
 		fs.PrintDefaults()
 	}
-	var paths []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				return nil
-			}
-			return fmt.Errorf("%w: merge: %v", errUsage, err)
-		}
-		args = fs.Args()
-		if len(args) == 0 {
-			break
-		}
-		paths = append(paths, args[0])
-		args = args[1:]
+	paths, err := parseInterspersed(fs, args)
+	if errors.Is(err, flag.ErrHelp) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("%w: merge: %v", errUsage, err)
 	}
 	if len(paths) == 0 {
 		fs.Usage()
