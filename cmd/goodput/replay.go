@@ -72,9 +72,9 @@ func replayUsage(w io.Writer, fs *flag.FlagSet) {
 	fmt.Fprintln(w, "N, N+1, …, each a whole replay, and prints every figure's median and range across them,")
 	fmt.Fprintln(w, "and each arm's difference from the first arm trial by trial; --out writes trials.json and")
 	fmt.Fprintln(w, "trials.html (the same as a page, with each trial as a dot), and with --packets each")
-	fmt.Fprintln(w, "trial's packet directory in DIR/seed-N.")
-	fmt.Fprintln(w, "--shard i/n runs every n-th trial from the i-th (i from 0) for a batch job; 'goodput merge'")
-	fmt.Fprintln(w, "joins the shards' trials.json into what one unsharded run writes.")
+	fmt.Fprintln(w, "trial's packet directory in DIR/seed-N. --shard i/n runs every n-th trial from the i-th")
+	fmt.Fprintln(w, "(i from 0) for a batch job; 'goodput merge' joins the shards' trials.json into what one")
+	fmt.Fprintln(w, "unsharded run writes.")
 	fmt.Fprintln(w)
 	fs.PrintDefaults()
 }
@@ -100,9 +100,9 @@ func parseReplayFlags(args []string, stderr io.Writer) (replayFlags, error) {
 	var f replayFlags
 	fs := flag.NewFlagSet("replay", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.Uint64Var(&f.seed, "seed", 0, "random seed (default: the scenario's seed)")
-	fs.StringVar(&f.out, "out", "", "write packet.json, series.csv, events.jsonl and report.html to `DIR` (created if needed)")
-	fs.BoolVar(&f.json, "json", false, "write packet.json to standard output instead of the table")
+	fs.Uint64Var(&f.seed, "seed", 0, "random seed (default: the scenario's seed); a sweep's first seed")
+	fs.StringVar(&f.out, "out", "", "write packet.json, series.csv, events.jsonl and report.html to `DIR` (created if needed); a sweep writes trials.json and trials.html")
+	fs.BoolVar(&f.json, "json", false, "write packet.json (a sweep: trials.json) to standard output instead of the table")
 	fs.BoolVar(&f.quiet, "quiet", false, "print nothing on success except what --json asks for")
 	fs.IntVar(&f.trials, "trials", 0, "run a sweep of `N` seeds from the first (default: the scenario's trials, else 1)")
 	fs.Func("shard", "run only shard `i/n` of the sweep's trials (i from 0; the trials k with k mod n = i)", func(v string) error {

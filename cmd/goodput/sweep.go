@@ -131,7 +131,7 @@ func (t *trialProgress) finish() {
 func runMerge(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("merge", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	out := fs.String("out", "", "write the merged trials.json to `DIR` (created if needed)")
+	out := fs.String("out", "", "write the merged trials.json and trials.html to `DIR` (created if needed)")
 	asJSON := fs.Bool("json", false, "write the merged trials.json to standard output instead of the table")
 	quiet := fs.Bool("quiet", false, "print nothing on success except what --json asks for")
 	fs.Usage = func() {
