@@ -18,6 +18,7 @@ require (
 	github.com/sony/gobreaker/v2 v2.4.0
 	golang.org/x/term v0.44.0
 	golang.org/x/time v0.16.0
+	gonum.org/v1/gonum v0.17.0
 )
 
 require (

@@ -115,8 +115,12 @@ func newTrialsPage(s *trials.Summary) *trialsPage {
 			row.Arms = append(row.Arms, v)
 		}
 		for _, d := range s.Deltas {
-			v := spreadOf(f, d.Figures[i].Stats, true)
-			v.Better = betterCell(f, d.Figures[i])
+			ds := d.Figures[i]
+			v := spreadOf(f, ds.Stats, true)
+			v.Better = betterCell(f, ds)
+			if ds.N >= 2 && ds.CI95Low != ds.CI95High {
+				v.Note = "mean, 95% CI: " + figureValue(f, ds.CI95Low, true) + " – " + figureValue(f, ds.CI95High, true)
+			}
 			row.Deltas = append(row.Deltas, v)
 		}
 		sec := &p.Sections[len(p.Sections)-1]

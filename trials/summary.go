@@ -6,6 +6,8 @@ import (
 	"math"
 	"slices"
 	"strings"
+
+	"gonum.org/v1/gonum/stat/distuv"
 )
 
 // File is the name of a sweep's summary in its output directory.
@@ -106,12 +108,16 @@ type Delta struct {
 }
 
 // DeltaStats is the spread of one figure's difference, with how many trials it was better,
-// worse or the same in (by the figure's Better; 0 for a figure with no better direction).
+// worse or the same in (by the figure's Better; 0 for a figure with no better direction),
+// and the 95% confidence interval of the mean difference (Student's t with N−1 degrees of
+// freedom: the trials as independent draws of the incident; both 0 when N < 2).
 type DeltaStats struct {
 	Stats
-	Better int `json:"better"`
-	Worse  int `json:"worse"`
-	Same   int `json:"same"`
+	Better   int     `json:"better"`
+	Worse    int     `json:"worse"`
+	Same     int     `json:"same"`
+	CI95Low  float64 `json:"ci95_low"`
+	CI95High float64 `json:"ci95_high"`
 }
 
 // Complete reports whether the summary holds every trial of its sweep.
@@ -251,6 +257,7 @@ func (s *Summary) compute() {
 				}
 			}
 			ds.Stats = stats(f.Key, vals)
+			ds.CI95Low, ds.CI95High = meanCI95(ds.Stats)
 			d.Figures[i] = ds
 		}
 		s.Deltas = append(s.Deltas, d)
@@ -295,6 +302,16 @@ func stats(key string, vals []*float64) Stats {
 	}
 	st.Median = round(st.Median, 6)
 	return st
+}
+
+// meanCI95 is the 95% confidence interval of the mean of st's values: mean ± t·sd/√n.
+func meanCI95(st Stats) (lo, hi float64) {
+	if st.N < 2 {
+		return 0, 0
+	}
+	t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(st.N - 1)}.Quantile(0.975)
+	half := t * st.SD / math.Sqrt(float64(st.N))
+	return round(st.Mean-half, 6), round(st.Mean+half, 6)
 }
 
 // Seeds describes the seeds of the summary's runs: "seeds 1–10", or the list for a shard.

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"os"
 	"slices"
@@ -485,7 +486,7 @@ func TestExampleSweepReads(t *testing.T) {
 		t.Fatal(err)
 	}
 	if got := encode(t, s); got != string(want) {
-		t.Errorf("%s does not write back the same bytes; regenerate it with goodput replay examples/northstar/northstar.scenario.yaml --trials 10 --out examples/northstar/trials", path)
+		t.Errorf("%s does not write back the same bytes; rewrite it from its runs with goodput merge examples/northstar/trials --out examples/northstar/trials (or replay the sweep: goodput replay examples/northstar/northstar.scenario.yaml --trials 10 --out examples/northstar/trials)", path)
 	}
 	sc, err := scenario.Load("../examples/northstar/northstar.scenario.yaml")
 	if err != nil {
@@ -493,5 +494,29 @@ func TestExampleSweepReads(t *testing.T) {
 	}
 	if d, err := Digest(sc); err != nil || d != s.Digest {
 		t.Errorf("the example sweep's digest %s is not the scenario's %s (%v): regenerate it", s.Digest, d, err)
+	}
+}
+
+// The confidence interval of a mean difference, against Student's t by hand: for 2, 4, 6
+// (mean 4, sd 2, n 3) the 97.5% quantile of t with 2 degrees of freedom is 4.302653, so
+// the interval is 4 ± 4.302653·2/√3.
+func TestMeanCI95(t *testing.T) {
+	lo, hi := meanCI95(stats("k", []*float64{ptr(2), ptr(4), ptr(6)}))
+	half := 4.302653 * 2 / math.Sqrt(3)
+	if math.Abs(lo-(4-half)) > 1e-5 || math.Abs(hi-(4+half)) > 1e-5 {
+		t.Errorf("CI = [%v, %v], want 4 ± %v", lo, hi, half)
+	}
+	if lo, hi := meanCI95(stats("k", []*float64{ptr(2)})); lo != 0 || hi != 0 {
+		t.Errorf("one value: CI = [%v, %v], want none", lo, hi)
+	}
+	// With many trials the interval narrows towards the normal's 1.96 sd/√n.
+	var vals []*float64
+	for i := range 1000 {
+		vals = append(vals, ptr(float64(i%10)))
+	}
+	st := stats("k", vals)
+	lo, hi = meanCI95(st)
+	if want := 1.96 * st.SD / math.Sqrt(1000); math.Abs((hi-lo)/2-want) > 0.002*want {
+		t.Errorf("1000 values: half-width %v, want about %v", (hi-lo)/2, want)
 	}
 }
