@@ -8,6 +8,7 @@ import (
 	"maps"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -74,6 +75,14 @@ func fates(t *testing.T, sc *scenario.Scenario, seed uint64) *packet.Packet {
 			if !inv.Pass {
 				t.Errorf("%s: invariant %s failed: %s", a.Name, inv.Name, inv.Message)
 			}
+		}
+		// An arm with a retry budget deposits each admitted request once and takes a
+		// token for every retry it makes (a token taken may go unused, when the request
+		// ends during the backoff); an arm without one reports none.
+		if rb, budgeted := a.Retry.Budget, sc.Arms[armIndex(sc, a.Name)].Policy.Retries.Mode == scenario.RetryModeBudget; budgeted != (rb != nil) {
+			t.Errorf("%s: budget counts %v for an arm with a budget: %v", a.Name, rb, budgeted)
+		} else if rb != nil && (rb.Deposits != tot.Admitted || rb.TokensUsed < a.Retry.Retries) {
+			t.Errorf("%s: budget deposits %d (admitted %d), tokens used %d (retries %d)", a.Name, rb.Deposits, tot.Admitted, rb.TokensUsed, a.Retry.Retries)
 		}
 	}
 	if len(pk.Arms) > 1 {
@@ -397,6 +406,11 @@ func randomScenario(r *rand.Rand, i int) *scenario.Scenario {
 // TestRandomTopologies is a property test: on many random small scenarios, every offered
 // request of every arm is rejected or reaches exactly one terminal state, and the arms
 // are offered the same load.
+// armIndex returns the index of the arm named name in sc.
+func armIndex(sc *scenario.Scenario, name string) int {
+	return slices.IndexFunc(sc.Arms, func(a scenario.Arm) bool { return a.Name == name })
+}
+
 func TestRandomTopologies(t *testing.T) {
 	n := 60
 	if testing.Short() {

@@ -295,6 +295,10 @@ func (a *arm) run(ctx context.Context, progress func(time.Duration)) (packet.Arm
 	if a.armDone != nil {
 		a.armDone(a.name, a.s.Processed())
 	}
+	if b := a.pol.budget; b != nil {
+		st := b.Stats()
+		a.rec.RetryBudget(st.Requests, st.Retries)
+	}
 	return a.rec.Finish(p.objectives), nil
 }
 

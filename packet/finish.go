@@ -97,7 +97,7 @@ func (r *Recorder) Finish(objectives []ObjectiveSpec) Arm {
 	}
 	t.Suppressed = r.suppressed
 	rr, _ := ratio(t.Retries, t.Admitted)
-	a.Retry = Retry{Retries: t.Retries, Ratio: round(rr, 4), Suppressed: r.suppressed, SuppressedBy: r.suppressedBy.counts()}
+	a.Retry = Retry{Retries: t.Retries, Ratio: round(rr, 4), Suppressed: r.suppressed, SuppressedBy: r.suppressedBy.counts(), Budget: r.budget}
 
 	secs := r.end().Seconds()
 	rate := func(n int64) float64 {

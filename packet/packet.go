@@ -227,6 +227,17 @@ type Retry struct {
 	Ratio        float64          `json:"ratio"`
 	Suppressed   int64            `json:"suppressed"`
 	SuppressedBy map[string]int64 `json:"suppressed_by_reason"`
+	// Budget is the arm's retry budget's own count, when the arm has one
+	// ([Recorder.RetryBudget]); nil otherwise.
+	Budget *RetryBudget `json:"budget,omitempty"`
+}
+
+// RetryBudget is what a retry budget counted over the run: the first attempts deposited and
+// the tokens used (retries it allowed). A retry the budget allowed may still not be made
+// (its request ended during the backoff), so TokensUsed can exceed the retries counted.
+type RetryBudget struct {
+	Deposits   int64 `json:"deposits"`
+	TokensUsed int64 `json:"tokens_used"`
 }
 
 // Queue summarises the sampled oldest useful queued work and queue length.

@@ -279,6 +279,7 @@ type Recorder struct {
 	rejectedBy, shedBy, suppressedBy tally
 	dup                              Duplicates
 	suppressed                       int64
+	budget                           *RetryBudget
 
 	rows             []Row
 	last             *Row          // the row of the previous call (nil before the first),
@@ -541,6 +542,13 @@ func (r *Recorder) Retry(at time.Duration, layer string) {
 func (l LayerRecorder) Retry(at time.Duration) {
 	l.r.lay[l.i].retries++
 	l.r.row(at).Retries++
+}
+
+// RetryBudget records the arm's retry budget's counts at the end of the run: the first
+// attempts deposited and the tokens used (retries allowed). Call it before
+// [Recorder.Finish], only for an arm that has a budget.
+func (r *Recorder) RetryBudget(deposits, tokensUsed int64) {
+	r.budget = &RetryBudget{Deposits: deposits, TokensUsed: tokensUsed}
 }
 
 // Suppressed records a retry that was not made because a policy (a retry budget, a deadline,

@@ -1,6 +1,7 @@
 package packet
 
 import (
+	"bytes"
 	"math"
 	"strings"
 	"testing"
@@ -649,5 +650,28 @@ func TestNamesFindMemo(t *testing.T) {
 	}
 	if i, added := n.find(x[:2]); !added || n.list[i] != "ed" {
 		t.Fatalf("find(ed) = %d (%q), added %v; want a new name", i, n.list[i], added)
+	}
+}
+
+func TestRetryBudget(t *testing.T) {
+	r := NewRecorder(Config{Arm: "a", Tick: time.Second, Duration: time.Second})
+	if a := r.Finish(nil); a.Retry.Budget != nil {
+		t.Errorf("an arm without a budget reports %+v", a.Retry.Budget)
+	}
+	r = NewRecorder(Config{Arm: "a", Tick: time.Second, Duration: time.Second})
+	r.RetryBudget(100, 3)
+	a := r.Finish(nil)
+	if a.Retry.Budget == nil || *a.Retry.Budget != (RetryBudget{Deposits: 100, TokensUsed: 3}) {
+		t.Errorf("budget %+v, want 100 deposits, 3 tokens used", a.Retry.Budget)
+	}
+	var b bytes.Buffer
+	if err := (&Packet{Arms: []Arm{a}}).WriteJSON(&b); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), `"budget": {
+          "deposits": 100,
+          "tokens_used": 3
+        }`) {
+		t.Errorf("packet.json lacks the budget:\n%s", b.String())
 	}
 }

@@ -193,6 +193,14 @@ func build(arms []packet.Arm) *table {
 	for _, reason := range union(arms, func(a packet.Arm) []string { return sortedKeys(a.Retry.SuppressedBy) }) {
 		t.count("  "+reason, func(a packet.Arm) int64 { return a.Retry.SuppressedBy[reason] })
 	}
+	if slices.ContainsFunc(arms, func(a packet.Arm) bool { return a.Retry.Budget != nil }) {
+		t.row("retry budget: tokens used", func(a packet.Arm) (string, string) {
+			if a.Retry.Budget == nil {
+				return "–", ""
+			}
+			return Int(a.Retry.Budget.TokensUsed), perSecond(a.Retry.Budget.TokensUsed, a.Duration)
+		})
+	}
 
 	t.section("Duplicates")
 	t.count("payment authorisations", func(a packet.Arm) int64 { return a.Duplicates.PaymentAuthorizations })
