@@ -193,13 +193,13 @@ func figureValue(f trials.Figure, v float64, signed bool) string {
 			s = Float(v, 1) // a median between two counts
 		}
 	}
-	if signed && v > 0 {
-		s = "+" + s
+	if !signed || strings.Trim(s, "0.,% p×-") == "" {
+		return s // a difference that rounds to zero has no sign
 	}
-	if signed && strings.HasPrefix(s, "-") {
-		s = "−" + s[1:]
+	if strings.HasPrefix(s, "-") {
+		return "−" + s[1:]
 	}
-	return s
+	return "+" + s
 }
 
 // betterCell counts the trials in which the arm did better than the first ("10/10"), or

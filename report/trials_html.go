@@ -119,7 +119,8 @@ func newTrialsPage(s *trials.Summary) *trialsPage {
 			v := spreadOf(f, ds.Stats, true)
 			v.Better = betterCell(f, ds)
 			if ds.N >= 2 && ds.CI95Low != ds.CI95High {
-				v.Note = "mean, 95% CI: " + figureValue(f, ds.CI95Low, true) + " – " + figureValue(f, ds.CI95High, true)
+				ci := "mean, 95% CI: " + figureValue(f, ds.CI95Low, true) + " – " + figureValue(f, ds.CI95High, true)
+				v.Note = strings.TrimPrefix(v.Note+"; "+ci, "; ")
 			}
 			row.Deltas = append(row.Deltas, v)
 		}

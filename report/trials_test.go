@@ -146,6 +146,12 @@ func TestFigureValue(t *testing.T) {
 		{"x", 1.5616, false, "1.562×"},
 		{"ms", 2000.94, false, "2,000.9"},
 		{"s", 198.4, false, "198"},
+		{"x", 0, true, "0.000×"},
+		{"x", -0.0001, true, "0.000×"},
+		{"ratio", 0.00001, true, "0.0 pp"},
+		{"ratio", -0.00001, true, "0.0 pp"},
+		{"ms", -0.04, true, "0.0"},
+		{"ms", -0.06, true, "−0.1"},
 	}
 	for _, tt := range tests {
 		if got := figureValue(trials.Figure{Unit: tt.unit}, tt.v, tt.signed); got != tt.want {
@@ -268,4 +274,51 @@ func TestTrialsHTMLExample(t *testing.T) {
 	if renderTrials(t, s) != string(want) {
 		t.Errorf("%s/%s is not the page of its trials.json; rewrite it with goodput merge %s --out %s", dir, TrialsHTMLFile, dir, dir)
 	}
+}
+
+// A difference missing from some trials says so on the page, beside its confidence interval.
+func TestTrialsHTMLMissingAndCI(t *testing.T) {
+	s := sweep(t, trials.Config{Scenario: "synthetic", FirstSeed: 1, Trials: 4})
+	page := newTrialsPage(s)
+	var found bool
+	for _, sec := range page.Sections {
+		for _, r := range sec.Rows {
+			for _, d := range r.Deltas {
+				if strings.Contains(d.Note, "mean, 95% CI") {
+					found = true
+				}
+			}
+		}
+	}
+	if !found {
+		t.Error("no difference shows its confidence interval")
+	}
+	// Take one trial's goodput away from the protected arm.
+	s.Runs[2].Arms[1].Figures["goodput"] = nil
+	back, err := trials.Read([]byte(encodeSummary(t, s)), "s.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, sec := range newTrialsPage(back).Sections {
+		for _, r := range sec.Rows {
+			if r.Label != "goodput" {
+				continue
+			}
+			if n := r.Deltas[0].Note; !strings.HasPrefix(n, "missing in 1; mean, 95% CI: ") {
+				t.Errorf("goodput difference note %q", n)
+			}
+			if n := r.Arms[1].Note; n != "missing in 1" {
+				t.Errorf("protected goodput note %q", n)
+			}
+		}
+	}
+}
+
+func encodeSummary(t *testing.T, s *trials.Summary) string {
+	t.Helper()
+	var b bytes.Buffer
+	if err := s.WriteJSON(&b); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
 }

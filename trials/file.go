@@ -195,26 +195,26 @@ func Merge(parts ...*Summary) (*Summary, error) {
 		}
 	}
 	if len(runs) != first.Trials {
-		var missing []string
-		for k := range first.Trials {
+		// Name the first ten missing seeds, and the shards they belong to; stop looking
+		// there (a sweep may declare far more trials than are at hand).
+		var missing, shards []string
+		for k := 0; k < first.Trials && len(missing) < 10; k++ {
 			seed := first.FirstSeed + uint64(k)
-			if _, ok := from[seed]; !ok {
-				missing = append(missing, fmt.Sprint(seed))
+			if _, ok := from[seed]; ok {
+				continue
 			}
-		}
-		if len(missing) > 10 {
-			missing = append(missing[:10], "…")
-		}
-		hint := "merge every shard of the sweep"
-		if first.Shard != nil && !first.Shard.Whole() {
-			var shards []string
-			for k := range first.Trials {
-				seed := first.FirstSeed + uint64(k)
-				sh := Shard{Index: k % first.Shard.Count, Count: first.Shard.Count}.String()
-				if _, ok := from[seed]; !ok && !slices.Contains(shards, sh) {
+			missing = append(missing, fmt.Sprint(seed))
+			if first.Shard != nil && !first.Shard.Whole() {
+				if sh := (Shard{Index: k % first.Shard.Count, Count: first.Shard.Count}).String(); !slices.Contains(shards, sh) {
 					shards = append(shards, sh)
 				}
 			}
+		}
+		if first.Trials-len(runs) > len(missing) {
+			missing = append(missing, "…")
+		}
+		hint := "merge every shard of the sweep"
+		if len(shards) > 0 {
 			hint = "missing shard " + strings.Join(shards, ", ")
 		}
 		return nil, fmt.Errorf("trials: %d of %d trials are missing (seeds %s): %s", first.Trials-len(runs), first.Trials, strings.Join(missing, ", "), hint)

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"sync"
 	"time"
 
@@ -49,6 +50,9 @@ func Run(ctx context.Context, cfg Config, run RunFunc, progress Progress) (*Summ
 	if err := cfg.Shard.Validate(); err != nil {
 		return nil, err
 	}
+	if cfg.FirstSeed+uint64(cfg.Trials-1) < cfg.FirstSeed {
+		return nil, fmt.Errorf("trials: %d trials from seed %d run past the largest seed, %d", cfg.Trials, cfg.FirstSeed, uint64(math.MaxUint64))
+	}
 	seeds := cfg.Shard.Seeds(cfg.FirstSeed, cfg.Trials)
 	runs := make([]Trial, len(seeds))
 	errs := make([]error, len(seeds))
@@ -66,6 +70,9 @@ func Run(ctx context.Context, cfg Config, run RunFunc, progress Progress) (*Summ
 					report = func(done, total time.Duration) { progress(seed, done, total) }
 				}
 				p, err := run(ctx, seed, report)
+				if err == nil && p == nil {
+					err = errors.New("the replay returned no packet")
+				}
 				if err != nil {
 					errs[i] = fmt.Errorf("seed %d: %w", seed, err)
 					cancel()

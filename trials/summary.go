@@ -3,6 +3,7 @@ package trials
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -107,8 +108,9 @@ type Delta struct {
 	Figures []DeltaStats `json:"figures"`
 }
 
-// DeltaStats is the spread of one figure's difference, with how many trials it was better,
-// worse or the same in (by the figure's Better; 0 for a figure with no better direction),
+// DeltaStats is the spread of one figure's difference, with how many trials it was better or
+// worse in (by the figure's Better; both 0 for a figure with no better direction) and in how
+// many it was the same (for every figure),
 // and the 95% confidence interval of the mean difference (Student's t with N−1 degrees of
 // freedom: the trials as independent draws of the incident; both 0 when N < 2).
 type DeltaStats struct {
@@ -135,6 +137,9 @@ func (s *Summary) Arms() []string {
 // newSummary builds a summary from its definition and runs: it sorts the runs by seed,
 // checks them against the sweep and computes the spreads and deltas.
 func newSummary(scenario, digest string, first uint64, trials int, shard *Shard, runs []Trial) (*Summary, error) {
+	if shard != nil && shard.Whole() {
+		shard = nil // 0/1 is the whole sweep
+	}
 	s := &Summary{Scenario: scenario, Digest: digest, FirstSeed: first, Trials: trials, Shard: shard, Figures: Figures(), Runs: runs}
 	slices.SortFunc(s.Runs, func(a, b Trial) int { return cmp.Compare(a.Seed, b.Seed) })
 	if err := s.check(); err != nil {
@@ -179,23 +184,37 @@ func (s *Summary) check() error {
 			if a.Name != first.Arms[j].Name {
 				return fmt.Errorf("trials: run of seed %d: arm %d is %q, in the run of seed %d it is %q", r.Seed, j+1, a.Name, first.Seed, first.Arms[j].Name)
 			}
-			for k := range a.Figures {
+			for _, k := range slices.Sorted(maps.Keys(a.Figures)) {
 				if _, ok := figureIndex[k]; !ok {
 					return fmt.Errorf("trials: run of seed %d, arm %s: unknown figure %q", r.Seed, a.Name, k)
 				}
+				if v := a.Figures[k]; v != nil && !(math.Abs(*v) <= maxValue) {
+					return fmt.Errorf("trials: run of seed %d, arm %s: figure %s is %g; expected a finite value of at most %g", r.Seed, a.Name, k, *v, maxValue)
+				}
 			}
-			if len(a.Objectives) != len(first.Arms[j].Objectives) {
-				return fmt.Errorf("trials: run of seed %d, arm %s: %d objectives, %d in the run of seed %d", r.Seed, a.Name, len(a.Objectives), len(first.Arms[j].Objectives), first.Seed)
+			// The objectives are the scenario's, evaluated on every arm: the same list in
+			// every arm of every run.
+			want := r.Arms[0].Objectives
+			if len(a.Objectives) != len(want) {
+				return fmt.Errorf("trials: run of seed %d, arm %s: %d objectives, %d in arm %s", r.Seed, a.Name, len(a.Objectives), len(want), r.Arms[0].Name)
 			}
 			for m, o := range a.Objectives {
-				if o.Name != first.Arms[j].Objectives[m].Name {
-					return fmt.Errorf("trials: run of seed %d, arm %s: objective %d is %q, in the run of seed %d it is %q", r.Seed, a.Name, m+1, o.Name, first.Seed, first.Arms[j].Objectives[m].Name)
+				if o.Name != want[m].Name || o.Name != first.Arms[0].Objectives[m].Name {
+					return fmt.Errorf("trials: run of seed %d, arm %s: objective %d is %q, not %q as in arm %s of the run of seed %d", r.Seed, a.Name, m+1, o.Name, first.Arms[0].Objectives[m].Name, first.Arms[0].Name, first.Seed)
+				}
+				if !(math.Abs(o.Value) <= maxValue) {
+					return fmt.Errorf("trials: run of seed %d, arm %s: objective %q is %g; expected a finite value of at most %g", r.Seed, a.Name, o.Name, o.Value, maxValue)
 				}
 			}
 		}
 	}
 	return nil
 }
+
+// maxValue bounds the figures a summary holds: far above any count, rate or time a replay
+// measures, and far enough below the largest float64 that sums, differences and rounding
+// stay finite.
+const maxValue = 1e15
 
 // compute fills Spread and Deltas from Runs.
 func (s *Summary) compute() {

@@ -287,6 +287,20 @@ func TestRunProgressAndErrors(t *testing.T) {
 	if _, err := Run(context.Background(), Config{Trials: 2, Shard: Shard{2, 2}}, fakeRun, nil); err == nil {
 		t.Error("shard 2/2: no error")
 	}
+	// Seeds past the largest are refused before any trial runs.
+	ran := false
+	counting := func(ctx context.Context, seed uint64, p func(done, total time.Duration)) (*packet.Packet, error) {
+		ran = true
+		return fakeRun(ctx, seed, p)
+	}
+	_, err := Run(context.Background(), Config{FirstSeed: math.MaxUint64, Trials: 2}, counting, nil)
+	if err == nil || !strings.Contains(err.Error(), "run past the largest seed") || ran {
+		t.Errorf("seeds past 2^64-1: error %v, a trial ran: %v", err, ran)
+	}
+	nothing := func(context.Context, uint64, func(done, total time.Duration)) (*packet.Packet, error) { return nil, nil }
+	if _, err := Run(context.Background(), Config{Trials: 1}, nothing, nil); err == nil || !strings.Contains(err.Error(), "seed 0: the replay returned no packet") {
+		t.Errorf("no packet: %v", err)
+	}
 }
 
 func TestMergeErrors(t *testing.T) {
@@ -319,6 +333,13 @@ func TestMergeErrors(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tt.err) {
 			t.Errorf("%s: error %v, want one containing %q", tt.name, err, tt.err)
 		}
+	}
+	// A shard of a sweep that declares far more trials than are at hand is refused, and
+	// the message names the first missing seeds only.
+	big := shard(base, 0, 2)
+	big.Trials = 300_000_000
+	if _, err := Merge(big); err == nil || !strings.Contains(err.Error(), "299999997 of 300000000 trials are missing (seeds 2, 4, 6, 7, 8, 9, 10, 11, 12, 13, …)") {
+		t.Errorf("huge sweep: %v", err)
 	}
 	// Shards of different counts still merge when together they hold each seed once.
 	if _, err := Merge(shard(base, 0, 2), shard(longer, 0, 1)); err == nil {
@@ -354,6 +375,8 @@ func TestReadErrors(t *testing.T) {
 		{"unknown figure", strings.Replace(good, `"goodput": `, `"goodness": `, 1), `unknown figure "goodness"`},
 		{"no trials", strings.Replace(good, `"trials": 2`, `"trials": 0`, 1), "0 trials; expected 1 or more"},
 		{"shard mismatch", strings.Replace(good, `"trials": 2,`, `"trials": 2, "shard": {"index": 1, "count": 2},`, 1), "run of seed 1 does not belong to shard 1/2"},
+		{"huge figure", strings.Replace(good, `"goodput": `, `"goodput": 1e303, "x": `, 1), "figure goodput is 1e+303; expected a finite value of at most 1e+15"},
+		{"objectives differ between arms", replaceNth(good, `"name": "no late"`, `"name": "other"`, 2), `arm protected: objective 1 is "other", not "no late" as in arm baseline`},
 	}
 	for _, tt := range tests {
 		_, err := Read([]byte(tt.in), "f.json")
@@ -367,6 +390,10 @@ func TestReadErrors(t *testing.T) {
 	}
 	if encode(t, s) != good {
 		t.Error("a summary read back does not write the same bytes")
+	}
+	// A shard of 0/1 is the whole sweep.
+	if s, err := Read([]byte(strings.Replace(good, `"trials": 2,`, `"trials": 2, "shard": {"index": 0, "count": 1},`, 1)), "f.json"); err != nil || s.Shard != nil || encode(t, s) != good {
+		t.Errorf("shard 0/1: %v, %v", err, s.Shard)
 	}
 	// Spreads edited by hand are recomputed from the runs.
 	edited := strings.Replace(good, `"invariant_failures": 0`, `"invariant_failures": 5`, 1)
@@ -422,6 +449,8 @@ func FuzzRead(f *testing.F) {
 	f.Add(`{"scenario":"x","trials":1,"figures":[],"runs":[{"seed":0,"arms":[{"name":"a","figures":{}}]}]}`)
 	f.Add(`{"scenario":"x","first_seed":18446744073709551615,"trials":2}`)
 	f.Add(`{"scenario":"x","trials":3,"shard":{"index":0,"count":0}}`)
+	f.Add(strings.Replace(b.String(), `"goodput": `, `"goodput": 1e303, "x": `, 1))
+	f.Add(strings.Replace(b.String(), `"trials": 3,`, `"trials": 300000000,`, 1))
 	f.Fuzz(func(t *testing.T, in string) {
 		s, err := Read([]byte(in), "f.json")
 		if err != nil {

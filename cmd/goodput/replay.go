@@ -174,7 +174,7 @@ func replay(ctx context.Context, args []string, stdout, stderr io.Writer, env re
 	if f.trialsSet {
 		n = f.trials
 	}
-	if n > 1 || !f.shard.Whole() {
+	if n > 1 || f.shard != (trials.Shard{}) { // any --shard makes a sweep, whose trials.json merge reads
 		return sweep(ctx, sc, f, seed, n, stdout, stderr, env)
 	}
 

@@ -304,3 +304,19 @@ func TestReplaySweepPackets(t *testing.T) {
 		t.Errorf("--packets without --out: %v", err)
 	}
 }
+
+// Any --shard makes a sweep, even of one trial in one shard, so that merge finds the
+// trials.json it reads.
+func TestReplayOneShardOfOneTrial(t *testing.T) {
+	dir := t.TempDir()
+	var stdout, stderr bytes.Buffer
+	if err := replay(context.Background(), []string{"x.yaml", "--trials", "1", "--shard", "0/1", "--out", dir, "--quiet"}, &stdout, &stderr, sweepEnv(t, 0, nil)); err != nil {
+		t.Fatal(err)
+	}
+	if err := run([]string{"merge", "--quiet", dir}, &stdout, &stderr); err != nil {
+		t.Errorf("merge of the one shard: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, packet.JSONFile)); err == nil {
+		t.Error("a one-trial shard wrote a packet.json instead of a sweep's files")
+	}
+}
