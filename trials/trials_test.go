@@ -297,7 +297,9 @@ func TestRunProgressAndErrors(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "run past the largest seed") || ran {
 		t.Errorf("seeds past 2^64-1: error %v, a trial ran: %v", err, ran)
 	}
-	nothing := func(context.Context, uint64, func(done, total time.Duration)) (*packet.Packet, error) { return nil, nil }
+	nothing := func(context.Context, uint64, func(done, total time.Duration)) (*packet.Packet, error) {
+		return nil, nil
+	}
 	if _, err := Run(context.Background(), Config{Trials: 1}, nothing, nil); err == nil || !strings.Contains(err.Error(), "seed 0: the replay returned no packet") {
 		t.Errorf("no packet: %v", err)
 	}
