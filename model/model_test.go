@@ -8,6 +8,7 @@ import (
 	"maps"
 	"math"
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"sync"
 	"testing"
@@ -541,5 +542,21 @@ func TestSingleServerExample(t *testing.T) {
 	off, good, _ = window(bounded)
 	if good/off < 0.9 {
 		t.Errorf("deadline-bounded queue goodput is %.0f%% of offered during the slowdown; want ≥ 90%%", 100*good/off)
+	}
+}
+
+// Every random scenario survives scenario.With (the JSON round trip under --set) unchanged,
+// so that an override changes what it names and nothing else.
+func TestRandomScenariosSurviveWith(t *testing.T) {
+	r := rand.New(rand.NewPCG(2026, 3))
+	for i := range 200 {
+		sc := randomScenario(r, i)
+		got, err := sc.With()
+		if err != nil {
+			t.Fatalf("scenario %d: %v", i, err)
+		}
+		if !reflect.DeepEqual(got, sc) {
+			t.Fatalf("scenario %d changed on its way through With", i)
+		}
 	}
 }

@@ -7,7 +7,10 @@ import "time"
 type Packet struct {
 	Scenario string `json:"scenario"`
 	Seed     uint64 `json:"seed"`
-	Arms     []Arm  `json:"arms"`
+	// Set lists the scenario's inputs changed for this replay (goodput replay --set), as
+	// PATH=VALUE; empty when the file was replayed as written.
+	Set  []string `json:"set,omitempty"`
+	Arms []Arm    `json:"arms"`
 }
 
 // Arm is the result of one policy arm, as built by [Recorder.Finish].

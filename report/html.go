@@ -68,6 +68,7 @@ type page struct {
 	Scenario    string
 	Seed        uint64
 	Summary     string // "40m0s simulated, tick 1s, from 2026-03-10T14:00:00Z"
+	Set         string // the inputs changed with --set, "" for none
 	Arms        []armView
 	Key         []keyRow
 	Charts      []*lineChart
@@ -124,7 +125,7 @@ type transitionRow struct {
 func (pg *page) Columns() int { return 1 + 2*len(pg.Arms) }
 
 func newPage(p *packet.Packet) *page {
-	pg := &page{Style: style, Scenario: p.Scenario, Seed: p.Seed, Summary: summary(p),
+	pg := &page{Style: style, Scenario: p.Scenario, Seed: p.Seed, Summary: summary(p), Set: strings.Join(p.Set, "; "),
 		Files: []string{packet.JSONFile, packet.SeriesFile, packet.EventsFile}}
 	if len(p.Arms) == 0 {
 		return pg

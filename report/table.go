@@ -43,7 +43,11 @@ func header(b *bytes.Buffer, p *packet.Packet) {
 	if len(p.Arms) == 1 {
 		arms = "arm"
 	}
-	fmt.Fprintf(b, "   %d %s\n\n", len(p.Arms), arms)
+	fmt.Fprintf(b, "   %d %s\n", len(p.Arms), arms)
+	if len(p.Set) > 0 {
+		fmt.Fprintf(b, "set: %s\n", strings.Join(p.Set, "; "))
+	}
+	b.WriteString("\n")
 }
 
 // table is rows of a label and two cells (total, per second) per arm.

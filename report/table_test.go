@@ -230,3 +230,24 @@ func TestNumbers(t *testing.T) {
 		}
 	}
 }
+
+// A replay with inputs changed by --set says so under the header, on the terminal and on
+// the page.
+func TestSetShown(t *testing.T) {
+	p := comparison()
+	p.Set = []string{"topology.services.checkout.instances=30", "seed=3"}
+	var b bytes.Buffer
+	if err := Table(&b, p); err != nil {
+		t.Fatal(err)
+	}
+	if lines := strings.SplitN(b.String(), "\n", 3); lines[1] != "set: topology.services.checkout.instances=30; seed=3" {
+		t.Errorf("second line %q", lines[1])
+	}
+	b.Reset()
+	if err := HTML(&b, p); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), " · set: topology.services.checkout.instances=30; seed=3</p>") {
+		t.Error("the page does not say what was set")
+	}
+}

@@ -28,6 +28,9 @@ func Trials(w io.Writer, s *trials.Summary) error {
 		fmt.Fprintf(&out, "   %d trials", s.Trials)
 	}
 	fmt.Fprintf(&out, "   %d %s\n", len(arms), armsWord)
+	if len(s.Set) > 0 {
+		fmt.Fprintf(&out, "set: %s\n", strings.Join(s.Set, "; "))
+	}
 	if len(s.Runs) == 0 {
 		out.WriteString("no trials\n")
 		_, err := w.Write(out.Bytes())

@@ -92,6 +92,9 @@ func newTrialsPage(s *trials.Summary) *trialsPage {
 		meta = append(meta, fmt.Sprintf("shard %s: %d of %d trials", shardOf(s), len(s.Runs), s.Trials))
 	}
 	meta = append(meta, plural(len(arms), "arm"))
+	if len(s.Set) > 0 {
+		meta = append(meta, "set: "+strings.Join(s.Set, "; "))
+	}
 	p.Meta = strings.Join(meta, " · ")
 	if len(s.Runs) == 0 {
 		return p

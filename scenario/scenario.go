@@ -22,14 +22,14 @@ type Scenario struct {
 	// Name names the scenario in reports and packets.
 	Name string `yaml:"name" json:"name"`
 	// Description is free text for readers.
-	Description string `yaml:"description,omitempty" json:"description,omitempty"`
+	Description string `yaml:"description,omitempty" json:"description,omitempty,omitzero"`
 	// Seed is the default random seed; the replay's --seed flag overrides it. Zero is a
 	// valid seed.
-	Seed uint64 `yaml:"seed,omitempty" json:"seed,omitempty"`
+	Seed uint64 `yaml:"seed,omitempty" json:"seed,omitempty,omitzero"`
 	// Trials is how many seeds a replay runs (seed, seed+1, …); zero means 1. Above 1,
 	// `goodput replay` runs a sweep and reports each figure's median and range across the
 	// seeds; its --trials flag overrides this.
-	Trials int `yaml:"trials,omitempty" json:"trials,omitempty"`
+	Trials int `yaml:"trials,omitempty" json:"trials,omitempty,omitzero"`
 	// Clock fixes the virtual clock: start instant, length and tick.
 	Clock Clock `yaml:"clock" json:"clock"`
 	// Load is the open-loop offered logical load.
@@ -39,29 +39,29 @@ type Scenario struct {
 	// Topology is the graph the classes' stages run through.
 	Topology Topology `yaml:"topology" json:"topology"`
 	// Faults is the incident timeline: each fault changes an input for a window.
-	Faults []Fault `yaml:"faults,omitempty" json:"faults,omitempty"`
+	Faults []Fault `yaml:"faults,omitempty" json:"faults,omitempty,omitzero"`
 	// Arms are the policies compared on identical offered load and random draws.
 	Arms []Arm `yaml:"arms" json:"arms"`
 	// Objectives are evaluated on every arm.
-	Objectives []Objective `yaml:"objectives,omitempty" json:"objectives,omitempty"`
+	Objectives []Objective `yaml:"objectives,omitempty" json:"objectives,omitempty,omitzero"`
 	// Alerts are rules annotated on the timeline when they fire.
-	Alerts []Alert `yaml:"alerts,omitempty" json:"alerts,omitempty"`
+	Alerts []Alert `yaml:"alerts,omitempty" json:"alerts,omitempty,omitzero"`
 }
 
 // Clock fixes the virtual clock of a replay.
 type Clock struct {
 	// Start is the wall instant of virtual time 0, for labels and for the controls'
 	// `now`. The zero value starts at the zero time.Time.
-	Start Instant `yaml:"start,omitempty" json:"start,omitempty"`
+	Start Instant `yaml:"start,omitempty" json:"start,omitempty,omitzero"`
 	// Duration is how long offered load arrives. Required.
 	Duration Duration `yaml:"duration" json:"duration"`
 	// Tick is the series sampling and controller step period. Zero means 1s.
-	Tick Duration `yaml:"tick,omitempty" json:"tick,omitempty"`
+	Tick Duration `yaml:"tick,omitempty" json:"tick,omitempty,omitzero"`
 	// Drain is how long, after Duration, work already in flight may run to its terminal
 	// state before the run stops (no new arrivals come in that time; anything still in
 	// flight then is counted as failed). Zero means the longest class deadline plus every
 	// timeout that could still run, at least 10s.
-	Drain Duration `yaml:"drain,omitempty" json:"drain,omitempty"`
+	Drain Duration `yaml:"drain,omitempty" json:"drain,omitempty,omitzero"`
 }
 
 // Arrival processes of offered load.
@@ -74,12 +74,12 @@ const (
 // system's latency, and every request's latency is measured from its intended send time.
 type Traffic struct {
 	// Arrivals is the arrival process: poisson (the default) or uniform.
-	Arrivals string `yaml:"arrivals,omitempty" json:"arrivals,omitempty" jsonschema:"enum=poisson,enum=uniform"`
+	Arrivals string `yaml:"arrivals,omitempty" json:"arrivals,omitempty,omitzero" jsonschema:"enum=poisson,enum=uniform"`
 	// Schedule is a piecewise-constant logical offered rate: each step holds from its At
 	// until the next step's. The first step must be at 0s.
 	Schedule []RateStep `yaml:"schedule" json:"schedule"`
 	// Keys is the popularity of the logical keys requests carry.
-	Keys Keys `yaml:"keys,omitempty" json:"keys,omitempty"`
+	Keys Keys `yaml:"keys,omitempty" json:"keys,omitempty,omitzero"`
 }
 
 // RateStep is one step of the offered-load schedule.
@@ -93,9 +93,9 @@ type RateStep struct {
 // Keys is the popularity of request keys (the keys caches and keyed dependencies see).
 type Keys struct {
 	// Count is how many distinct keys there are. Zero means 1,000,000.
-	Count int `yaml:"count,omitempty" json:"count,omitempty"`
+	Count int `yaml:"count,omitempty" json:"count,omitempty,omitzero"`
 	// Zipf is the Zipf exponent of key popularity (> 1); zero means uniform popularity.
-	Zipf float64 `yaml:"zipf,omitempty" json:"zipf,omitempty"`
+	Zipf float64 `yaml:"zipf,omitempty" json:"zipf,omitempty,omitzero"`
 }
 
 // Admission classes, from most to least valuable (see control/admission).
@@ -117,13 +117,13 @@ type Class struct {
 	Deadline Duration `yaml:"deadline" json:"deadline"`
 	// Admission is the class's admission class: continuation, lookup, standard (the
 	// default) or sheddable.
-	Admission string `yaml:"admission,omitempty" json:"admission,omitempty" jsonschema:"enum=continuation,enum=lookup,enum=standard,enum=sheddable"`
+	Admission string `yaml:"admission,omitempty" json:"admission,omitempty,omitzero" jsonschema:"enum=continuation,enum=lookup,enum=standard,enum=sheddable"`
 	// Idempotent says a blind retry of the class is safe without identity deduplication.
 	// A retry of a non-idempotent class without identity may execute its mutations twice.
-	Idempotent bool `yaml:"idempotent,omitempty" json:"idempotent,omitempty"`
+	Idempotent bool `yaml:"idempotent,omitempty" json:"idempotent,omitempty,omitzero"`
 	// Entry names the entry the class's requests arrive through. Empty means the first
 	// entry of the topology.
-	Entry string `yaml:"entry,omitempty" json:"entry,omitempty"`
+	Entry string `yaml:"entry,omitempty" json:"entry,omitempty,omitzero"`
 	// Stages run in order on the entry's target service. At least one.
 	Stages []Stage `yaml:"stages" json:"stages"`
 }
@@ -149,24 +149,24 @@ type Stage struct {
 	// shed under this name unless Feature is set.
 	Name string `yaml:"name" json:"name"`
 	// Service is the service whose worker runs Work. Empty means the entry's target.
-	Service string `yaml:"service,omitempty" json:"service,omitempty"`
+	Service string `yaml:"service,omitempty" json:"service,omitempty,omitzero"`
 	// Work is the CPU time of the stage on a worker (a constant such as 4ms or a
 	// distribution).
-	Work Dist `yaml:"work,omitempty" json:"work,omitempty"`
+	Work Dist `yaml:"work,omitempty" json:"work,omitempty,omitzero"`
 	// Dependency names the dependency the stage calls.
-	Dependency string `yaml:"dependency,omitempty" json:"dependency,omitempty"`
+	Dependency string `yaml:"dependency,omitempty" json:"dependency,omitempty,omitzero"`
 	// Optional marks work that may be shed or fail without failing the request (a
 	// recommendation, a receipt enrichment): a degraded but correct response.
-	Optional bool `yaml:"optional,omitempty" json:"optional,omitempty"`
+	Optional bool `yaml:"optional,omitempty" json:"optional,omitempty,omitzero"`
 	// Fallback is what an optional stage answers when it fails or is shed: skip (the
 	// default) or conservative. Only for optional stages.
-	Fallback string `yaml:"fallback,omitempty" json:"fallback,omitempty" jsonschema:"enum=skip,enum=conservative"`
+	Fallback string `yaml:"fallback,omitempty" json:"fallback,omitempty,omitzero" jsonschema:"enum=skip,enum=conservative"`
 	// Feature is the name the shed plan uses for the stage. Empty means Name.
-	Feature string `yaml:"feature,omitempty" json:"feature,omitempty"`
+	Feature string `yaml:"feature,omitempty" json:"feature,omitempty,omitzero"`
 	// Mutation marks a correctness-sensitive effect of a dependency call:
 	// payment_authorization or order_commit. It takes effect when the dependency finishes
 	// the call, whether or not the caller is still waiting.
-	Mutation string `yaml:"mutation,omitempty" json:"mutation,omitempty" jsonschema:"enum=payment_authorization,enum=order_commit"`
+	Mutation string `yaml:"mutation,omitempty" json:"mutation,omitempty,omitzero" jsonschema:"enum=payment_authorization,enum=order_commit"`
 }
 
 // Topology is the graph requests run through: entries route to services, whose
@@ -177,7 +177,7 @@ type Topology struct {
 	// Services are the application services. At least one.
 	Services []Service `yaml:"services" json:"services"`
 	// Dependencies are what the services call.
-	Dependencies []Dependency `yaml:"dependencies,omitempty" json:"dependencies,omitempty"`
+	Dependencies []Dependency `yaml:"dependencies,omitempty" json:"dependencies,omitempty,omitzero"`
 }
 
 // Entry is an edge or a client: it sends each logical request to its target service as
@@ -189,9 +189,9 @@ type Entry struct {
 	Target string `yaml:"target" json:"target"`
 	// Timeout is the per-attempt timeout: the entry stops waiting for an attempt after it
 	// (the attempt's work goes on unless the policy cancels it). Zero means no timeout.
-	Timeout Duration `yaml:"timeout,omitempty" json:"timeout,omitempty"`
+	Timeout Duration `yaml:"timeout,omitempty" json:"timeout,omitempty,omitzero"`
 	// Retries is the entry's own retry policy.
-	Retries Retries `yaml:"retries,omitempty" json:"retries,omitempty"`
+	Retries Retries `yaml:"retries,omitempty" json:"retries,omitempty,omitzero"`
 }
 
 // Retry triggers: which failures a retry policy retries.
@@ -205,11 +205,11 @@ const (
 type Retries struct {
 	// Max is the most retries per request at this layer (attempts = 1 + Max). Zero means
 	// no retries.
-	Max int `yaml:"max,omitempty" json:"max,omitempty"`
+	Max int `yaml:"max,omitempty" json:"max,omitempty,omitzero"`
 	// On lists the triggers: timeout, error, overload. Empty means all three.
-	On []string `yaml:"on,omitempty" json:"on,omitempty"`
+	On []string `yaml:"on,omitempty" json:"on,omitempty,omitzero"`
 	// Backoff is the delay before a retry; zero retries at once.
-	Backoff Duration `yaml:"backoff,omitempty" json:"backoff,omitempty"`
+	Backoff Duration `yaml:"backoff,omitempty" json:"backoff,omitempty,omitzero"`
 }
 
 // Routers: how a service's router picks an instance for an attempt.
@@ -230,13 +230,13 @@ type Service struct {
 	// is held for the whole attempt, including its dependency calls. At least one.
 	Workers int `yaml:"workers" json:"workers"`
 	// Queue is the queue in front of each instance's workers.
-	Queue Queue `yaml:"queue,omitempty" json:"queue,omitempty"`
+	Queue Queue `yaml:"queue,omitempty" json:"queue,omitempty,omitzero"`
 	// Router is how attempts are spread over instances: round_robin, random or
 	// least_loaded (the default: of two instances drawn at random, the one with fewer
 	// attempts queued or in service per unit of capacity).
-	Router string `yaml:"router,omitempty" json:"router,omitempty" jsonschema:"enum=round_robin,enum=random,enum=least_loaded"`
+	Router string `yaml:"router,omitempty" json:"router,omitempty,omitzero" jsonschema:"enum=round_robin,enum=random,enum=least_loaded"`
 	// Cold describes instances added by a scale fault until they are warm.
-	Cold Cold `yaml:"cold,omitempty" json:"cold,omitempty"`
+	Cold Cold `yaml:"cold,omitempty" json:"cold,omitempty,omitzero"`
 }
 
 // Queue is the count-bounded FIFO queue of the baseline; a policy may replace it with an
@@ -244,7 +244,7 @@ type Service struct {
 type Queue struct {
 	// Capacity is the most attempts waiting per instance; one more is refused as
 	// overload. Zero means unbounded.
-	Capacity int `yaml:"capacity,omitempty" json:"capacity,omitempty"`
+	Capacity int `yaml:"capacity,omitempty" json:"capacity,omitempty,omitzero"`
 }
 
 // Cold is how a newly added instance works before it is warm: it loads code,
@@ -252,13 +252,13 @@ type Queue struct {
 type Cold struct {
 	// Startup is the time from the instance being requested until its process is ready
 	// (scheduling, image pull, process start). Zero means at once.
-	Startup Duration `yaml:"startup,omitempty" json:"startup,omitempty"`
+	Startup Duration `yaml:"startup,omitempty" json:"startup,omitempty,omitzero"`
 	// RateFactor is the instance's service rate while cold as a fraction of a warm one:
 	// its work takes 1/RateFactor as long and only RateFactor of its connection pools
 	// are usable. Zero means 1 (cold instances are as fast as warm ones).
-	RateFactor Factor `yaml:"rate_factor,omitempty" json:"rate_factor,omitempty"`
+	RateFactor Factor `yaml:"rate_factor,omitempty" json:"rate_factor,omitempty,omitzero"`
 	// For is how long an instance stays cold after its process is ready.
-	For Duration `yaml:"for,omitempty" json:"for,omitempty"`
+	For Duration `yaml:"for,omitempty" json:"for,omitempty,omitzero"`
 }
 
 // Dependency is a downstream the services call through bounded per-instance connection
@@ -271,22 +271,22 @@ type Dependency struct {
 	ServiceTime Quantiles `yaml:"service_time" json:"service_time"`
 	// ErrorRate is the fraction of calls the dependency answers with an error; faults may
 	// change it. Zero means none.
-	ErrorRate Fraction `yaml:"error_rate,omitempty" json:"error_rate,omitempty"`
+	ErrorRate Fraction `yaml:"error_rate,omitempty" json:"error_rate,omitempty,omitzero"`
 	// Concurrency is how many calls the dependency serves at once, across all callers;
 	// more wait in its FIFO queue. Zero means unlimited.
-	Concurrency int `yaml:"concurrency,omitempty" json:"concurrency,omitempty"`
+	Concurrency int `yaml:"concurrency,omitempty" json:"concurrency,omitempty,omitzero"`
 	// Pool is each calling instance's connection pool to the dependency.
-	Pool Pool `yaml:"pool,omitempty" json:"pool,omitempty"`
+	Pool Pool `yaml:"pool,omitempty" json:"pool,omitempty,omitzero"`
 	// Timeout is the calling service's timeout for one call, from asking for a
 	// connection (waiting for one counts) to the answer. Zero means no timeout. A policy
 	// with dependency_timeout: derived replaces it with the time left before the
 	// request's deadline minus the policy's reserve.
-	Timeout Duration `yaml:"timeout,omitempty" json:"timeout,omitempty"`
+	Timeout Duration `yaml:"timeout,omitempty" json:"timeout,omitempty,omitzero"`
 	// Retries is the calling service's retry policy for the dependency.
-	Retries Retries `yaml:"retries,omitempty" json:"retries,omitempty"`
+	Retries Retries `yaml:"retries,omitempty" json:"retries,omitempty,omitzero"`
 	// Keyed says the dependency deduplicates mutations by the logical identity a policy
 	// with identity sends (an idempotency key).
-	Keyed bool `yaml:"keyed,omitempty" json:"keyed,omitempty"`
+	Keyed bool `yaml:"keyed,omitempty" json:"keyed,omitempty,omitzero"`
 }
 
 // Pool is a bounded connection pool per calling instance.
@@ -294,7 +294,7 @@ type Pool struct {
 	// PerInstance is the number of connections each calling instance holds to the
 	// dependency. A connection is held from the call's start until the dependency
 	// finishes it (or cancellation stops it). Zero means unbounded.
-	PerInstance int `yaml:"per_instance,omitempty" json:"per_instance,omitempty"`
+	PerInstance int `yaml:"per_instance,omitempty" json:"per_instance,omitempty,omitzero"`
 }
 
 // Fault changes an input of the scenario for a window of the run. Exactly one of its
@@ -305,24 +305,24 @@ type Fault struct {
 	At Duration `yaml:"at" json:"at"`
 	// For is how long it lasts; zero means until the end of the run. A scale fault is
 	// permanent and takes no For.
-	For Duration `yaml:"for,omitempty" json:"for,omitempty"`
+	For Duration `yaml:"for,omitempty" json:"for,omitempty,omitzero"`
 	// Note describes the fault on the timeline (e.g. "storage maintenance").
-	Note string `yaml:"note,omitempty" json:"note,omitempty"`
+	Note string `yaml:"note,omitempty" json:"note,omitempty,omitzero"`
 	// Dependency names the dependency a service-time or error-rate fault changes.
-	Dependency string `yaml:"dependency,omitempty" json:"dependency,omitempty"`
+	Dependency string `yaml:"dependency,omitempty" json:"dependency,omitempty,omitzero"`
 	// ServiceTime replaces the dependency's service-time distribution during the fault.
-	ServiceTime *Quantiles `yaml:"service_time,omitempty" json:"service_time,omitempty"`
+	ServiceTime *Quantiles `yaml:"service_time,omitempty" json:"service_time,omitempty,omitzero"`
 	// ErrorRate replaces the dependency's error rate during the fault.
-	ErrorRate *Fraction `yaml:"error_rate,omitempty" json:"error_rate,omitempty"`
+	ErrorRate *Fraction `yaml:"error_rate,omitempty" json:"error_rate,omitempty,omitzero"`
 	// Service names the service whose stage work a WorkFactor fault changes.
-	Service string `yaml:"service,omitempty" json:"service,omitempty"`
+	Service string `yaml:"service,omitempty" json:"service,omitempty,omitzero"`
 	// WorkFactor multiplies the Service's stage work during the fault (e.g. 300% for a
 	// slowdown to a third of the speed).
-	WorkFactor Factor `yaml:"work_factor,omitempty" json:"work_factor,omitempty"`
+	WorkFactor Factor `yaml:"work_factor,omitempty" json:"work_factor,omitempty,omitzero"`
 	// Shift multiplies the offered rate (a regional failover moving traffic in).
-	Shift *Shift `yaml:"shift,omitempty" json:"shift,omitempty"`
+	Shift *Shift `yaml:"shift,omitempty" json:"shift,omitempty,omitzero"`
 	// Scale adds instances to a service (an autoscaler's request); they arrive cold.
-	Scale *Scale `yaml:"scale,omitempty" json:"scale,omitempty"`
+	Scale *Scale `yaml:"scale,omitempty" json:"scale,omitempty,omitzero"`
 }
 
 // Shift multiplies the offered logical rate while the fault lasts: a regional failover
@@ -378,44 +378,44 @@ const (
 // Policy is an arm's overload policy: which controls run and how.
 type Policy struct {
 	// Deadline is deadline propagation and cancellation.
-	Deadline DeadlinePolicy `yaml:"deadline,omitempty" json:"deadline,omitempty"`
+	Deadline DeadlinePolicy `yaml:"deadline,omitempty" json:"deadline,omitempty,omitzero"`
 	// Identity sends one logical identity with every attempt, so keyed dependencies
 	// deduplicate mutations (control/identity).
-	Identity bool `yaml:"identity,omitempty" json:"identity,omitempty"`
+	Identity bool `yaml:"identity,omitempty" json:"identity,omitempty,omitzero"`
 	// Retries is the retry mode.
-	Retries RetryPolicy `yaml:"retries,omitempty" json:"retries,omitempty"`
+	Retries RetryPolicy `yaml:"retries,omitempty" json:"retries,omitempty,omitzero"`
 	// DependencyTimeout is fixed (the default) or derived.
-	DependencyTimeout string `yaml:"dependency_timeout,omitempty" json:"dependency_timeout,omitempty" jsonschema:"enum=fixed,enum=derived"`
+	DependencyTimeout string `yaml:"dependency_timeout,omitempty" json:"dependency_timeout,omitempty,omitzero" jsonschema:"enum=fixed,enum=derived"`
 	// Queue is the instances' queue discipline.
-	Queue QueuePolicy `yaml:"queue,omitempty" json:"queue,omitempty"`
+	Queue QueuePolicy `yaml:"queue,omitempty" json:"queue,omitempty,omitzero"`
 	// Admission is adaptive admission at the entries; nil means every request is admitted.
-	Admission *AdmissionPolicy `yaml:"admission,omitempty" json:"admission,omitempty"`
+	Admission *AdmissionPolicy `yaml:"admission,omitempty" json:"admission,omitempty,omitzero"`
 	// Shed is typed shedding of optional stages; nil means nothing is shed.
-	Shed *ShedPolicy `yaml:"shed,omitempty" json:"shed,omitempty"`
+	Shed *ShedPolicy `yaml:"shed,omitempty" json:"shed,omitempty,omitzero"`
 	// LoadState is the load-state machine; nil means none (the arm has no load state).
-	LoadState *LoadStatePolicy `yaml:"loadstate,omitempty" json:"loadstate,omitempty"`
+	LoadState *LoadStatePolicy `yaml:"loadstate,omitempty" json:"loadstate,omitempty,omitzero"`
 	// Readiness is when new instances take traffic: process (the default) or warm.
-	Readiness string `yaml:"readiness,omitempty" json:"readiness,omitempty" jsonschema:"enum=process,enum=warm"`
+	Readiness string `yaml:"readiness,omitempty" json:"readiness,omitempty,omitzero" jsonschema:"enum=process,enum=warm"`
 }
 
 // DeadlinePolicy is deadline propagation and cancellation (control/deadline).
 type DeadlinePolicy struct {
 	// Propagate carries the absolute deadline to every layer: entries stop retrying and
 	// queues drop work that can no longer finish in time.
-	Propagate bool `yaml:"propagate,omitempty" json:"propagate,omitempty"`
+	Propagate bool `yaml:"propagate,omitempty" json:"propagate,omitempty,omitzero"`
 	// Cancel stops downstream work (queued attempts, dependency calls) when its caller
 	// gives up or the deadline passes; without it abandoned work runs on as orphans.
-	Cancel bool `yaml:"cancel,omitempty" json:"cancel,omitempty"`
+	Cancel bool `yaml:"cancel,omitempty" json:"cancel,omitempty,omitzero"`
 	// Reserve is the time kept back from a call's timeout for the rest of the path.
-	Reserve Duration `yaml:"reserve,omitempty" json:"reserve,omitempty"`
+	Reserve Duration `yaml:"reserve,omitempty" json:"reserve,omitempty,omitzero"`
 }
 
 // RetryPolicy selects how retries are bounded.
 type RetryPolicy struct {
 	// Mode is layered (the default) or budget.
-	Mode string `yaml:"mode,omitempty" json:"mode,omitempty" jsonschema:"enum=layered,enum=budget"`
+	Mode string `yaml:"mode,omitempty" json:"mode,omitempty,omitzero" jsonschema:"enum=layered,enum=budget"`
 	// Budget is the unified retry budget of mode budget.
-	Budget *BudgetPolicy `yaml:"budget,omitempty" json:"budget,omitempty"`
+	Budget *BudgetPolicy `yaml:"budget,omitempty" json:"budget,omitempty,omitzero"`
 }
 
 // BudgetPolicy is one retry budget shared by every layer and class (control/budget).
@@ -424,23 +424,23 @@ type BudgetPolicy struct {
 	// policy replaces it as the state changes.
 	Ratio Fraction `yaml:"ratio" json:"ratio"`
 	// MinPerSecond is a floor of retries allowed however few requests there are.
-	MinPerSecond Rate `yaml:"min_per_second,omitempty" json:"min_per_second,omitempty"`
+	MinPerSecond Rate `yaml:"min_per_second,omitempty" json:"min_per_second,omitempty,omitzero"`
 	// TTL is how long a deposit of retry allowance lasts. Zero means 10s.
-	TTL Duration `yaml:"ttl,omitempty" json:"ttl,omitempty"`
+	TTL Duration `yaml:"ttl,omitempty" json:"ttl,omitempty,omitzero"`
 }
 
 // QueuePolicy is the queue discipline of every instance.
 type QueuePolicy struct {
 	// Kind is fifo (the default: the service's count-bounded queue) or age.
-	Kind string `yaml:"kind,omitempty" json:"kind,omitempty" jsonschema:"enum=fifo,enum=age"`
+	Kind string `yaml:"kind,omitempty" json:"kind,omitempty,omitzero" jsonschema:"enum=fifo,enum=age"`
 	// MaxAge drops queued work older than this (kind age). Zero means no age bound.
-	MaxAge Duration `yaml:"max_age,omitempty" json:"max_age,omitempty"`
+	MaxAge Duration `yaml:"max_age,omitempty" json:"max_age,omitempty,omitzero"`
 	// Target is CoDel's target queueing delay (kind age). Zero turns CoDel off.
-	Target Duration `yaml:"target,omitempty" json:"target,omitempty"`
+	Target Duration `yaml:"target,omitempty" json:"target,omitempty,omitzero"`
 	// Interval is CoDel's interval (kind age). Zero means 100ms when Target is set.
-	Interval Duration `yaml:"interval,omitempty" json:"interval,omitempty"`
+	Interval Duration `yaml:"interval,omitempty" json:"interval,omitempty,omitzero"`
 	// AdaptiveLIFO serves the newest item first while CoDel reports congestion.
-	AdaptiveLIFO bool `yaml:"adaptive_lifo,omitempty" json:"adaptive_lifo,omitempty"`
+	AdaptiveLIFO bool `yaml:"adaptive_lifo,omitempty" json:"adaptive_lifo,omitempty,omitzero"`
 }
 
 // AdmissionPolicy is adaptive admission by class at the entries (control/admission). Its
@@ -448,21 +448,21 @@ type QueuePolicy struct {
 type AdmissionPolicy struct {
 	// Adaptive turns the adaptive limit on. Without it only the class reservations and
 	// the deadline check apply, on a limit sized from the topology.
-	Adaptive bool `yaml:"adaptive,omitempty" json:"adaptive,omitempty"`
+	Adaptive bool `yaml:"adaptive,omitempty" json:"adaptive,omitempty,omitzero"`
 	// Target is the mean queueing delay above which the adaptive limit decreases. Zero
 	// means 20ms.
-	Target Duration `yaml:"target,omitempty" json:"target,omitempty"`
+	Target Duration `yaml:"target,omitempty" json:"target,omitempty,omitzero"`
 	// Reserve keeps a fraction of the limit for the more valuable classes.
-	Reserve Reserve `yaml:"reserve,omitempty" json:"reserve,omitempty"`
+	Reserve Reserve `yaml:"reserve,omitempty" json:"reserve,omitempty,omitzero"`
 }
 
 // Reserve is the share of the admission limit that less valuable classes may not use.
 type Reserve struct {
 	// Continuation is kept for payment continuations: standard and sheddable work may not
 	// use it.
-	Continuation Fraction `yaml:"continuation,omitempty" json:"continuation,omitempty"`
+	Continuation Fraction `yaml:"continuation,omitempty" json:"continuation,omitempty,omitzero"`
 	// Lookup is kept, in addition, for continuations and lookups.
-	Lookup Fraction `yaml:"lookup,omitempty" json:"lookup,omitempty"`
+	Lookup Fraction `yaml:"lookup,omitempty" json:"lookup,omitempty,omitzero"`
 }
 
 // Shed plans.
@@ -473,10 +473,10 @@ const (
 // ShedPolicy is typed shedding of optional stages (control/shed).
 type ShedPolicy struct {
 	// Plan names the shed plan: default.
-	Plan string `yaml:"plan,omitempty" json:"plan,omitempty" jsonschema:"enum=default"`
+	Plan string `yaml:"plan,omitempty" json:"plan,omitempty,omitzero" jsonschema:"enum=default"`
 	// Features limits shedding to these optional stage features; empty means every
 	// optional stage.
-	Features []string `yaml:"features,omitempty" json:"features,omitempty"`
+	Features []string `yaml:"features,omitempty" json:"features,omitempty,omitzero"`
 }
 
 // Load-state presets.
@@ -490,7 +490,7 @@ type LoadStatePolicy struct {
 	Preset string `yaml:"preset" json:"preset" jsonschema:"enum=northstar"`
 	// Trigger names the dependency whose health gates the way out of Protected. Empty
 	// means the dependency of the first dependency fault, or the first dependency.
-	Trigger string `yaml:"trigger,omitempty" json:"trigger,omitempty"`
+	Trigger string `yaml:"trigger,omitempty" json:"trigger,omitempty,omitzero"`
 }
 
 // Objective metrics.
@@ -521,25 +521,25 @@ type Objective struct {
 	// time_to_normal (s).
 	Metric string `yaml:"metric" json:"metric" jsonschema:"enum=latency_p50,enum=latency_p99,enum=latency_p999,enum=goodput_rate,enum=goodput_fraction,enum=duplicates,enum=queue_age_max,enum=amplification,enum=retry_ratio,enum=time_to_normal"`
 	// Class restricts a latency objective to one class.
-	Class string `yaml:"class,omitempty" json:"class,omitempty"`
+	Class string `yaml:"class,omitempty" json:"class,omitempty,omitzero"`
 	// Min and Max bound the value; at least one is set. Write them in the metric's
 	// units: 1800ms, 7800/s, 1.08, 2%, 12m.
-	Min *Bound `yaml:"min,omitempty" json:"min,omitempty"`
-	Max *Bound `yaml:"max,omitempty" json:"max,omitempty"`
+	Min *Bound `yaml:"min,omitempty" json:"min,omitempty,omitzero"`
+	Max *Bound `yaml:"max,omitempty" json:"max,omitempty,omitzero"`
 	// Window restricts the objective to the ticks in [From, To).
-	Window *Window `yaml:"window,omitempty" json:"window,omitempty"`
+	Window *Window `yaml:"window,omitempty" json:"window,omitempty,omitzero"`
 	// State restricts the objective to ticks in that load state (e.g. Normal).
-	State string `yaml:"state,omitempty" json:"state,omitempty" jsonschema:"enum=Normal,enum=Pressured,enum=Protected,enum=Recovering"`
+	State string `yaml:"state,omitempty" json:"state,omitempty,omitzero" jsonschema:"enum=Normal,enum=Pressured,enum=Protected,enum=Recovering"`
 	// After is the instant time_to_normal is measured from.
-	After Duration `yaml:"after,omitempty" json:"after,omitempty"`
+	After Duration `yaml:"after,omitempty" json:"after,omitempty,omitzero"`
 	// Stat is the aggregate of goodput_rate over the window: mean (the default) or min.
-	Stat string `yaml:"stat,omitempty" json:"stat,omitempty" jsonschema:"enum=mean,enum=min"`
+	Stat string `yaml:"stat,omitempty" json:"stat,omitempty,omitzero" jsonschema:"enum=mean,enum=min"`
 }
 
 // Window is a span of the run, [From, To); a zero To means the end of the run.
 type Window struct {
-	From Duration `yaml:"from,omitempty" json:"from,omitempty"`
-	To   Duration `yaml:"to,omitempty" json:"to,omitempty"`
+	From Duration `yaml:"from,omitempty" json:"from,omitempty,omitzero"`
+	To   Duration `yaml:"to,omitempty" json:"to,omitempty,omitzero"`
 }
 
 // Alert is a rule evaluated once per tick on each arm; it is annotated on the timeline
@@ -551,10 +551,10 @@ type Alert struct {
 	// queue_age (oldest useful queued work), goodput_fraction or amplification.
 	Metric string `yaml:"metric" json:"metric" jsonschema:"enum=timeout_rate,enum=queue_age,enum=goodput_fraction,enum=amplification"`
 	// Above and Below are the thresholds (one of them), in the metric's units.
-	Above *Bound `yaml:"above,omitempty" json:"above,omitempty"`
-	Below *Bound `yaml:"below,omitempty" json:"below,omitempty"`
+	Above *Bound `yaml:"above,omitempty" json:"above,omitempty,omitzero"`
+	Below *Bound `yaml:"below,omitempty" json:"below,omitempty,omitzero"`
 	// For is how long the condition must hold before the alert fires.
-	For Duration `yaml:"for,omitempty" json:"for,omitempty"`
+	For Duration `yaml:"for,omitempty" json:"for,omitempty,omitzero"`
 }
 
 var alertMetrics = []string{"timeout_rate", "queue_age", "goodput_fraction", "amplification"}

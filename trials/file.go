@@ -80,7 +80,7 @@ func Read(b []byte, name string) (*Summary, error) {
 			}
 		}
 	}
-	out, err := newSummary(s.Scenario, s.Digest, s.FirstSeed, s.Trials, s.Shard, s.Runs)
+	out, err := newSummary(s.Scenario, s.Digest, s.Set, s.FirstSeed, s.Trials, s.Shard, s.Runs)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
@@ -183,6 +183,9 @@ func Merge(parts ...*Summary) (*Summary, error) {
 		if p.Scenario != first.Scenario || p.Digest != first.Digest {
 			return nil, fmt.Errorf("trials: %s is of scenario %s (%s), %s of %s (%s): not one sweep", part(parts, i), p.Scenario, short(p.Digest), part(parts, 0), first.Scenario, short(first.Digest))
 		}
+		if !slices.Equal(p.Set, first.Set) {
+			return nil, fmt.Errorf("trials: %s was run with --set %q, %s with %q: not one sweep", part(parts, i), p.Set, part(parts, 0), first.Set)
+		}
 		if p.FirstSeed != first.FirstSeed || p.Trials != first.Trials {
 			return nil, fmt.Errorf("trials: %s is %d trials from seed %d, %s is %d from seed %d: not one sweep", part(parts, i), p.Trials, p.FirstSeed, part(parts, 0), first.Trials, first.FirstSeed)
 		}
@@ -219,7 +222,7 @@ func Merge(parts ...*Summary) (*Summary, error) {
 		}
 		return nil, fmt.Errorf("trials: %d of %d trials are missing (seeds %s): %s", first.Trials-len(runs), first.Trials, strings.Join(missing, ", "), hint)
 	}
-	return newSummary(first.Scenario, first.Digest, first.FirstSeed, first.Trials, nil, slices.Clone(runs))
+	return newSummary(first.Scenario, first.Digest, first.Set, first.FirstSeed, first.Trials, nil, slices.Clone(runs))
 }
 
 // part names the i-th summary given to Merge: its file, or its place.

@@ -20,6 +20,8 @@ type Config struct {
 	// Scenario and Digest identify the scenario (see [Digest]).
 	Scenario string
 	Digest   string
+	// Set lists the scenario's inputs changed for the sweep, as PATH=VALUE (recorded).
+	Set []string
 	// FirstSeed and Trials: the sweep runs seeds FirstSeed … FirstSeed+Trials-1.
 	FirstSeed uint64
 	Trials    int
@@ -112,7 +114,7 @@ feed:
 	if !cfg.Shard.Whole() {
 		shard = &cfg.Shard
 	}
-	return newSummary(cfg.Scenario, cfg.Digest, cfg.FirstSeed, cfg.Trials, shard, runs)
+	return newSummary(cfg.Scenario, cfg.Digest, cfg.Set, cfg.FirstSeed, cfg.Trials, shard, runs)
 }
 
 // newTrial keeps the figures of one trial's packet.

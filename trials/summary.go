@@ -23,6 +23,9 @@ type Summary struct {
 	// Digest identifies the scenario's inputs (less its seed and trials), so that shards
 	// of different scenarios are not merged.
 	Digest string `json:"scenario_digest"`
+	// Set lists the scenario's inputs changed for the sweep (goodput replay --set), as
+	// PATH=VALUE; the digest is of the changed scenario.
+	Set []string `json:"set,omitempty"`
 	// FirstSeed and Trials define the sweep: seeds FirstSeed … FirstSeed+Trials-1.
 	FirstSeed uint64 `json:"first_seed"`
 	Trials    int    `json:"trials"`
@@ -136,11 +139,11 @@ func (s *Summary) Arms() []string {
 
 // newSummary builds a summary from its definition and runs: it sorts the runs by seed,
 // checks them against the sweep and computes the spreads and deltas.
-func newSummary(scenario, digest string, first uint64, trials int, shard *Shard, runs []Trial) (*Summary, error) {
+func newSummary(scenario, digest string, set []string, first uint64, trials int, shard *Shard, runs []Trial) (*Summary, error) {
 	if shard != nil && shard.Whole() {
 		shard = nil // 0/1 is the whole sweep
 	}
-	s := &Summary{Scenario: scenario, Digest: digest, FirstSeed: first, Trials: trials, Shard: shard, Figures: Figures(), Runs: runs}
+	s := &Summary{Scenario: scenario, Digest: digest, Set: set, FirstSeed: first, Trials: trials, Shard: shard, Figures: Figures(), Runs: runs}
 	slices.SortFunc(s.Runs, func(a, b Trial) int { return cmp.Compare(a.Seed, b.Seed) })
 	if err := s.check(); err != nil {
 		return nil, err

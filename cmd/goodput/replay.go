@@ -60,13 +60,15 @@ type replayEnv struct {
 const progressDelay = time.Second
 
 func replayUsage(w io.Writer, fs *flag.FlagSet) {
-	fmt.Fprintln(w, "usage: goodput replay FILE.scenario.yaml [--seed N] [--out DIR] [--json] [--quiet]")
+	fmt.Fprintln(w, "usage: goodput replay FILE.scenario.yaml [--seed N] [--set PATH=VALUE]… [--out DIR] [--json] [--quiet]")
 	fmt.Fprintln(w, "       goodput replay FILE.scenario.yaml --trials N [--shard i/n] [--parallel N] [--seed N] [--out DIR [--packets]] [--json]")
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "Replays the scenario's incident under every arm (policy) on identical offered load and")
 	fmt.Fprintln(w, "random draws, prints the arms side by side, and with --out writes packet.json, series.csv,")
 	fmt.Fprintln(w, "events.jsonl and report.html (the arms' figures and charts, one page that needs nothing")
-	fmt.Fprintln(w, "else). Flags may come before or after FILE.")
+	fmt.Fprintln(w, "else). Flags may come before or after FILE. --set changes an input without editing the")
+	fmt.Fprintln(w, "file: a list element by its name or index, the value as the file would spell it; the")
+	fmt.Fprintln(w, "packet records what was set.")
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "With more than one trial (--trials, or the scenario's trials:) it runs a sweep: the seeds")
 	fmt.Fprintln(w, "N, N+1, …, each a whole replay, and prints every figure's median and range across them,")
@@ -88,6 +90,7 @@ type replayFlags struct {
 	json    bool
 	quiet   bool
 
+	set       []scenario.Override
 	trials    int
 	trialsSet bool
 	packets   bool
@@ -104,6 +107,14 @@ func parseReplayFlags(args []string, stderr io.Writer) (replayFlags, error) {
 	fs.StringVar(&f.out, "out", "", "write packet.json, series.csv, events.jsonl and report.html to `DIR` (created if needed); a sweep writes trials.json and trials.html")
 	fs.BoolVar(&f.json, "json", false, "write packet.json (a sweep: trials.json) to standard output instead of the table")
 	fs.BoolVar(&f.quiet, "quiet", false, "print nothing on success except what --json asks for")
+	fs.Func("set", "change one input of the scenario, `PATH=VALUE` with the file's keys and spelling (repeatable; e.g. topology.dependencies.payment-risk.pool.per_instance=32)", func(v string) error {
+		o, err := scenario.ParseOverride(v)
+		if err != nil {
+			return errors.New(strings.TrimPrefix(err.Error(), "scenario: "))
+		}
+		f.set = append(f.set, o)
+		return nil
+	})
 	fs.IntVar(&f.trials, "trials", 0, "run a sweep of `N` seeds from the first (default: the scenario's trials, else 1)")
 	fs.Func("shard", "run only shard `i/n` of the sweep's trials (i from 0; the trials k with k mod n = i)", func(v string) error {
 		sh, err := trials.ParseShard(v)
@@ -166,6 +177,11 @@ func replay(ctx context.Context, args []string, stdout, stderr io.Writer, env re
 	if err != nil {
 		return err
 	}
+	if len(f.set) > 0 {
+		if sc, err = sc.With(f.set...); err != nil {
+			return fmt.Errorf("%s: %w", f.file, err)
+		}
+	}
 	seed := sc.Seed
 	if f.seedSet {
 		seed = f.seed
@@ -191,7 +207,17 @@ func replay(ctx context.Context, args []string, stdout, stderr io.Writer, env re
 	if err != nil {
 		return fmt.Errorf("replay %s: %w", f.file, err)
 	}
+	p.Set = overrideStrings(f.set)
 	return writeReplay(p, f, stdout, stderr)
+}
+
+// overrideStrings formats overrides as PATH=VALUE, nil for none.
+func overrideStrings(set []scenario.Override) []string {
+	var out []string
+	for _, o := range set {
+		out = append(out, o.String())
+	}
+	return out
 }
 
 // writeReplay writes the outputs of a finished replay: the packet directory, then the table

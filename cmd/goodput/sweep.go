@@ -33,7 +33,7 @@ func sweep(ctx context.Context, sc *scenario.Scenario, f replayFlags, first uint
 	if parallel == 0 {
 		parallel = max(1, runtime.GOMAXPROCS(0)/max(1, len(sc.Arms)))
 	}
-	cfg := trials.Config{Scenario: sc.Name, Digest: digest, FirstSeed: first, Trials: n, Shard: f.shard, Parallel: parallel}
+	cfg := trials.Config{Scenario: sc.Name, Digest: digest, Set: overrideStrings(f.set), FirstSeed: first, Trials: n, Shard: f.shard, Parallel: parallel}
 
 	var (
 		tp     *trialProgress

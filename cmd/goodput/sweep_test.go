@@ -3,9 +3,11 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -42,7 +44,7 @@ func TestParseSweepFlags(t *testing.T) {
 			t.Errorf("%q: %v", tt.args, err)
 			continue
 		}
-		if got != tt.want {
+		if !reflect.DeepEqual(got, tt.want) {
 			t.Errorf("%q: got %+v, want %+v", tt.args, got, tt.want)
 		}
 	}
@@ -318,5 +320,68 @@ func TestReplayOneShardOfOneTrial(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, packet.JSONFile)); err == nil {
 		t.Error("a one-trial shard wrote a packet.json instead of a sweep's files")
+	}
+}
+
+// --set changes an input for the replay, the packet records it, and a sweep's digest is of
+// the changed scenario, so its shards do not merge with the unchanged one's.
+func TestReplaySet(t *testing.T) {
+	dir := t.TempDir()
+	var stdout, stderr bytes.Buffer
+	args := []string{smallScenario, "--set", "topology.services.server.instances=4", "--set", "topology.entries.clients.timeout=250ms", "--out", dir}
+	if err := replay(context.Background(), args, &stdout, &stderr, realEnv); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(stdout.String(), "\nset: topology.services.server.instances=4; topology.entries.clients.timeout=250ms\n") {
+		t.Errorf("the table does not say what was set:\n%s", stdout.String()[:300])
+	}
+	b, err := os.ReadFile(filepath.Join(dir, packet.JSONFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), `"set": [
+    "topology.services.server.instances=4",
+    "topology.entries.clients.timeout=250ms"
+  ],`) {
+		t.Errorf("packet.json does not record the overrides:\n%s", string(b)[:400])
+	}
+	// The same replay from an edited file gives the same arms.
+	sc := mustLoad(t, smallScenario)
+	sc.Topology.Services[0].Instances = 4
+	sc.Topology.Entries[0].Timeout = scenario.Duration(250 * time.Millisecond)
+	want, err := runModel(context.Background(), sc, sc.Seed, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got packet.Packet
+	if err := json.Unmarshal(b, &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.Arms[0].Totals != want.Arms[0].Totals || got.Arms[1].Totals != want.Arms[1].Totals {
+		t.Errorf("--set replay %+v, edited scenario %+v", got.Arms[0].Totals, want.Arms[0].Totals)
+	}
+
+	err = replay(context.Background(), []string{smallScenario, "--set", "topology.services.nope.instances=4"}, &stdout, &stderr, realEnv)
+	if err == nil || !strings.Contains(err.Error(), smallScenario+": scenario: --set topology.services.nope.instances=4: topology.services has no element named \"nope\" (its elements are server)") {
+		t.Errorf("bad path: %v", err)
+	}
+	if _, err := parseReplayFlags([]string{"x.yaml", "--set", "novalue"}, &stderr); !errors.Is(err, errUsage) || !strings.Contains(err.Error(), "expected PATH=VALUE") {
+		t.Errorf("--set without =: %v", err)
+	}
+
+	// Sweeps: the set is recorded, and shards with and without it do not merge.
+	a, b2 := t.TempDir(), t.TempDir()
+	if err := replay(context.Background(), []string{smallScenario, "--trials", "2", "--shard", "0/2", "--set", "topology.services.server.instances=4", "--out", a, "--quiet"}, &stdout, &stderr, realEnv); err != nil {
+		t.Fatal(err)
+	}
+	if err := replay(context.Background(), []string{smallScenario, "--trials", "2", "--shard", "1/2", "--out", b2, "--quiet"}, &stdout, &stderr, realEnv); err != nil {
+		t.Fatal(err)
+	}
+	s, err := trials.ReadFile(a)
+	if err != nil || len(s.Set) != 1 || s.Set[0] != "topology.services.server.instances=4" {
+		t.Errorf("trials.json set %v, %v", s.Set, err)
+	}
+	if err := run([]string{"merge", a, b2}, &stdout, &stderr); err == nil || !strings.Contains(err.Error(), "not one sweep") {
+		t.Errorf("merged shards of different inputs: %v", err)
 	}
 }

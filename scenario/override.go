@@ -1,0 +1,153 @@
+package scenario
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/goccy/go-yaml"
+
+	"goodput/yamlfile"
+)
+
+// Override is one input changed without editing the file: a path to a value of the
+// scenario, written with the file's keys, and the new value, written as in the file. A
+// path steps into a list of named things (classes, stages, entries, services,
+// dependencies, arms) by the element's name, or into any list by its index from 0:
+//
+//	topology.dependencies.payment-risk.pool.per_instance=32
+//	arms.protected.policy.retries.budget.ratio=5%
+//	faults.2.service_time={p50: 40ms, p99: 300ms}
+//
+// Missing mappings along the path are created; a new list element cannot be.
+type Override struct {
+	Path  string
+	Value string
+}
+
+// String formats the override as PATH=VALUE.
+func (o Override) String() string { return o.Path + "=" + o.Value }
+
+// ParseOverride parses PATH=VALUE.
+func ParseOverride(s string) (Override, error) {
+	path, value, ok := strings.Cut(s, "=")
+	path = strings.TrimSpace(path)
+	if !ok || path == "" {
+		return Override{}, fmt.Errorf("scenario: override %q: expected PATH=VALUE, for example topology.dependencies.payment-risk.pool.per_instance=32", s)
+	}
+	return Override{Path: path, Value: strings.TrimSpace(value)}, nil
+}
+
+// With returns a copy of the scenario with the overrides applied in order, decoded and
+// validated as strictly as the file itself: an unknown key, a value of the wrong type or
+// unit, or an inconsistent result is an error naming the override and the path. The
+// scenario itself is not changed.
+func (s *Scenario) With(overrides ...Override) (*Scenario, error) {
+	b, err := json.Marshal(s)
+	if err != nil {
+		return nil, fmt.Errorf("scenario: %w", err)
+	}
+	var tree any
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	if err := dec.Decode(&tree); err != nil {
+		return nil, fmt.Errorf("scenario: %w", err)
+	}
+	for _, o := range overrides {
+		var v any
+		if err := yaml.Unmarshal([]byte(o.Value), &v); err != nil {
+			return nil, fmt.Errorf("scenario: --set %s: the value is not YAML: %v", o, firstLine(err.Error()))
+		}
+		if tree, err = set(tree, strings.Split(o.Path, "."), v, ""); err != nil {
+			return nil, fmt.Errorf("scenario: --set %s: %w", o, err)
+		}
+	}
+	out, err := json.Marshal(tree)
+	if err != nil {
+		return nil, fmt.Errorf("scenario: %w", err)
+	}
+	names := make([]string, len(overrides))
+	for i, o := range overrides {
+		names[i] = "--set " + o.String()
+	}
+	sc, err := Decode(strings.Join(names, " "), out)
+	var list yamlfile.ErrorList
+	if errors.As(err, &list) {
+		for _, e := range list {
+			e.Line, e.Column = 0, 0 // positions in the re-encoded scenario would mean nothing
+		}
+	}
+	return sc, err
+}
+
+// set puts v at path under n and returns n; at names the path walked so far.
+func set(n any, path []string, v any, at string) (any, error) {
+	if len(path) == 0 {
+		return v, nil
+	}
+	key, rest := path[0], path[1:]
+	if key == "" {
+		return nil, fmt.Errorf("an empty step in the path after %q", at)
+	}
+	here := strings.TrimPrefix(at+"."+key, ".")
+	switch n := n.(type) {
+	case map[string]any:
+		child, err := set(n[key], rest, v, here)
+		if err != nil {
+			return nil, err
+		}
+		n[key] = child
+		return n, nil
+	case nil:
+		child, err := set(nil, rest, v, here)
+		if err != nil {
+			return nil, err
+		}
+		return map[string]any{key: child}, nil
+	case []any:
+		i := slices.IndexFunc(n, func(e any) bool {
+			m, ok := e.(map[string]any)
+			return ok && m["name"] == key
+		})
+		if i < 0 {
+			k, err := strconv.Atoi(key)
+			if err != nil || k < 0 || k >= len(n) {
+				return nil, fmt.Errorf("%s has no element named %q%s", at, key, listNames(n))
+			}
+			i = k
+		}
+		child, err := set(n[i], rest, v, here)
+		if err != nil {
+			return nil, err
+		}
+		n[i] = child
+		return n, nil
+	default:
+		return nil, fmt.Errorf("%s is a value, not a mapping or list, so it has no %q", at, key)
+	}
+}
+
+// listNames describes the elements of a list for an error: their names, or how many.
+func listNames(l []any) string {
+	var names []string
+	for _, e := range l {
+		if m, ok := e.(map[string]any); ok {
+			if s, ok := m["name"].(string); ok {
+				names = append(names, s)
+			}
+		}
+	}
+	if len(names) == len(l) && len(l) > 0 {
+		return " (its elements are " + strings.Join(names, ", ") + ")"
+	}
+	return fmt.Sprintf(" (an index from 0 to %d)", len(l)-1)
+}
+
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(strings.TrimSpace(s), "\n")
+	return line
+}

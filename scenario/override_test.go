@@ -1,0 +1,133 @@
+package scenario
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+)
+
+func northstar(t *testing.T) *Scenario {
+	t.Helper()
+	sc, err := Load("../examples/northstar/northstar.scenario.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sc
+}
+
+func TestParseOverride(t *testing.T) {
+	for _, tt := range []struct {
+		in   string
+		want Override
+		err  bool
+	}{
+		{in: "a.b=3", want: Override{"a.b", "3"}},
+		{in: " a.b = {p50: 1ms} ", want: Override{"a.b", "{p50: 1ms}"}},
+		{in: "a.b=", want: Override{"a.b", ""}},
+		{in: "a.b", err: true},
+		{in: "=3", err: true},
+	} {
+		got, err := ParseOverride(tt.in)
+		if tt.err != (err != nil) || got != tt.want {
+			t.Errorf("ParseOverride(%q) = %v, %v", tt.in, got, err)
+		}
+	}
+}
+
+// A scenario with no override comes back equal: the JSON round trip loses nothing.
+func TestWithNothingIsTheSame(t *testing.T) {
+	for _, path := range []string{
+		"../examples/northstar/northstar.scenario.yaml",
+		"../examples/single-server/single-server.scenario.yaml",
+		"testdata/valid/anchors.scenario.yaml",
+	} {
+		sc, err := Load(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := sc.With()
+		if err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		if !reflect.DeepEqual(got, sc) {
+			t.Errorf("%s: the scenario changed on its way through With", path)
+		}
+	}
+}
+
+func TestWith(t *testing.T) {
+	sc := northstar(t)
+	got, err := sc.With(
+		Override{"topology.dependencies.payment-risk.pool.per_instance", "32"},
+		Override{"topology.dependencies.payment-risk.timeout", "500ms"},
+		Override{"faults.2.service_time", "{p50: 40ms, p99: 300ms}"},
+		Override{"arms.baseline.policy.retries.budget", "{ratio: 5%}"},
+		Override{"arms.baseline.policy.retries.mode", "budget"},
+		Override{"classes.new_checkout.stages.risk-check.optional", "true"},
+		Override{"seed", "7"},
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dep := got.Topology.Dependencies[0]
+	if dep.Pool.PerInstance != 32 || dep.Timeout.Std() != 500*time.Millisecond {
+		t.Errorf("payment-risk: pool %d, timeout %v", dep.Pool.PerInstance, dep.Timeout)
+	}
+	if p99 := got.Faults[2].ServiceTime.P99.Std(); p99 != 300*time.Millisecond {
+		t.Errorf("fault 2 p99 %v", p99)
+	}
+	if r := got.Arms[0].Policy.Retries; r.Mode != RetryModeBudget || r.Budget == nil || float64(r.Budget.Ratio) != 0.05 {
+		t.Errorf("baseline retries %+v", r)
+	}
+	if !got.Classes[0].Stages[1].Optional || got.Seed != 7 {
+		t.Errorf("risk-check optional %v, seed %d", got.Classes[0].Stages[1].Optional, got.Seed)
+	}
+	// The original is untouched.
+	if sc.Topology.Dependencies[0].Pool.PerInstance != 22 || sc.Arms[0].Policy.Retries.Budget != nil {
+		t.Error("With changed the scenario it was called on")
+	}
+}
+
+func TestWithErrors(t *testing.T) {
+	sc := northstar(t)
+	for _, tt := range []struct {
+		o    Override
+		want string
+	}{
+		{Override{"topology.dependencies.nope.timeout", "1s"}, `topology.dependencies has no element named "nope" (its elements are payment-risk, fraud, payment, order-store)`},
+		{Override{"faults.9.note", "x"}, `faults has no element named "9" (an index from 0 to 4)`},
+		{Override{"seed.x", "1"}, `seed is a value, not a mapping or list, so it has no "x"`},
+		{Override{"topology..x", "1"}, "an empty step in the path after \"topology\""},
+		{Override{"topology.dependencies.payment-risk.timeout", "500"}, "topology.dependencies[0].timeout"},
+		{Override{"topology.dependencies.payment-risk.poool", "3"}, "poool"},
+		{Override{"clock.duration", "[1, "}, "the value is not YAML"},
+		{Override{"classes.new_checkout.share", "50%"}, "share"},
+	} {
+		_, err := sc.With(tt.o)
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s: error %v, want one containing %q", tt.o, err, tt.want)
+			continue
+		}
+		if !strings.Contains(err.Error(), "--set "+tt.o.String()) {
+			t.Errorf("%s: the error does not name the override: %v", tt.o, err)
+		}
+		if strings.Contains(err.Error(), ":1:") {
+			t.Errorf("%s: the error has a position in the re-encoded scenario: %v", tt.o, err)
+		}
+	}
+}
+
+// The README's example: a whole mapping as the value.
+func TestWithReadmeExample(t *testing.T) {
+	got, err := northstar(t).With(
+		Override{"topology.dependencies.payment-risk.pool.per_instance", "32"},
+		Override{"arms.baseline.policy.retries", "{mode: budget, budget: {ratio: 5%}}"},
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := got.Arms[0].Policy.Retries; r.Mode != RetryModeBudget || r.Budget == nil || float64(r.Budget.Ratio) != 0.05 {
+		t.Errorf("baseline retries %+v", r)
+	}
+}
