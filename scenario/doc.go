@@ -52,6 +52,16 @@
 // [Decode] calls Validate and turns each path into the file:line:col where that
 // value is written (or, for a missing key, where its parent is).
 //
+// # Changing an input without editing the file
+//
+// [Scenario.With] returns a copy with [Override]s applied (goodput replay --set
+// PATH=VALUE): the path uses the file's keys and steps into a list by an
+// element's name or index, the value is spelled as in the file, and the result
+// is decoded and validated as strictly as a file:
+//
+//	o, _ := scenario.ParseOverride("topology.dependencies.payment-risk.pool.per_instance=32")
+//	s2, err := s.With(o) // err names the override and the path of any problem
+//
 // # JSON Schema
 //
 // [Schema] generates the JSON Schema of the format from the Go types, with
