@@ -322,3 +322,39 @@ func encodeSummary(t *testing.T, s *trials.Summary) string {
 	}
 	return b.String()
 }
+
+// varySweeps runs the synthetic sweep at two values of an input, the draws of the second
+// shifted so that its figures differ.
+func varySweeps(t *testing.T) []*trials.Summary {
+	t.Helper()
+	var sums []*trials.Summary
+	for v, value := range []string{"1", "2"} {
+		run := func(_ context.Context, seed uint64, _ func(done, total time.Duration)) (*packet.Packet, error) {
+			s := seed + 100*uint64(v)
+			return &packet.Packet{Scenario: "synthetic", Seed: seed, Arms: []packet.Arm{
+				seededArm("baseline", false, s), seededArm("protected", true, s),
+			}}, nil
+		}
+		s, err := trials.Run(context.Background(), trials.Config{Scenario: "synthetic", Set: []string{"seed=9", "x.y=" + value}, FirstSeed: 1, Trials: 3}, run, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sums = append(sums, s)
+	}
+	return sums
+}
+
+func TestVaryGolden(t *testing.T) {
+	var b bytes.Buffer
+	if err := Vary(&b, "x.y", []string{"1", "2"}, varySweeps(t)); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "vary.txt", b.Bytes())
+	out := b.String()
+	if !strings.Contains(out, "\nset: seed=9\n") {
+		t.Error("the header does not list the inputs set for every value")
+	}
+	if err := Vary(&b, "x.y", []string{"1"}, varySweeps(t)); err == nil {
+		t.Error("one value for two sweeps: no error")
+	}
+}

@@ -8,9 +8,11 @@ import (
 	"io"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"time"
+	"unicode"
 
 	"goodput/packet"
 	"goodput/report"
@@ -21,41 +23,165 @@ import (
 // seedDir is the directory, under a sweep's --out, of one trial's packet (--packets).
 func seedDir(seed uint64) string { return fmt.Sprintf("seed-%d", seed) }
 
-// sweep runs n trials of sc (seeds first, first+1, …; only f.shard's when it is set) and
-// writes their summary: the table, or trials.json to stdout with --json, and trials.json in
-// --out DIR.
+// variant is one scenario a sweep runs: the scenario as loaded (with --set), or one value
+// of --vary; set lists its overrides and out is where its outputs go ("" for none).
+type variant struct {
+	sc    *scenario.Scenario
+	set   []string
+	value string // the --vary value, "" without --vary
+	out   string
+}
+
+// sweep runs n trials of sc (seeds first, first+1, …; only f.shard's when it is set), for
+// each value of --vary if it is given, and writes their summaries: the table, or
+// trials.json to stdout with --json, and trials.json and trials.html in --out DIR (one
+// directory per value under it with --vary).
 func sweep(ctx context.Context, sc *scenario.Scenario, f replayFlags, first uint64, n int, stdout, stderr io.Writer, env replayEnv) error {
-	digest, err := trials.Digest(sc)
+	variants := []variant{{sc: sc, set: overrideStrings(f.set), out: f.out}}
+	if f.vary != nil {
+		variants = nil
+		for i, v := range f.vary.Values {
+			o := scenario.Override{Path: f.vary.Path, Value: v}
+			sci, err := sc.With(append(slices.Clone(f.set), o)...)
+			if err != nil {
+				return fmt.Errorf("%s: --vary: %w", f.file, err)
+			}
+			vr := variant{sc: sci, set: append(overrideStrings(f.set), o.String()), value: v}
+			if f.out != "" {
+				vr.out = filepath.Join(f.out, varyDir(i, v))
+			}
+			variants = append(variants, vr)
+		}
+	}
+	var tp *trialProgress
+	if env.terminal && env.now != nil && !f.quiet {
+		tp = &trialProgress{bar: newProgress(stderr, env.now, progressDelay), trials: len(variants) * len(f.shard.Seeds(first, n)), done: map[trialKey]time.Duration{}}
+	}
+	sums := make([]*trials.Summary, len(variants))
+	for i, v := range variants {
+		s, err := runTrials(ctx, v, f, first, n, env, tp.forVariant(i))
+		if err != nil {
+			tp.finish()
+			return fmt.Errorf("replay %s: %w", f.file, err)
+		}
+		sums[i] = s
+	}
+	tp.finish()
+	if f.vary == nil {
+		return writeSweep(sums[0], f.out, f.json, f.quiet, stdout, stderr)
+	}
+	for i, v := range variants {
+		if err := writeSweep(sums[i], v.out, false, true, io.Discard, io.Discard); err != nil && !strings.HasPrefix(err.Error(), "invariant failed") {
+			return err
+		}
+	}
+	if !f.quiet {
+		values := make([]string, len(variants))
+		for i, v := range variants {
+			values[i] = v.value
+		}
+		if err := report.Vary(stdout, f.vary.Path, values, sums); err != nil {
+			return err
+		}
+		if f.out != "" {
+			dirs := make([]string, len(variants))
+			for i, v := range variants {
+				dirs[i] = v.out
+			}
+			fmt.Fprintf(stderr, "goodput: wrote %s and %s to %s\n", trials.File, report.TrialsHTMLFile, strings.Join(dirs, ", "))
+		}
+	}
+	var failed []string
+	for i, s := range sums {
+		failed = append(failed, invariantFailures(s, f.vary.Path+"="+variants[i].value+", ")...)
+	}
+	if len(failed) > 0 {
+		return fmt.Errorf("invariant failed: %s", strings.Join(failed, "; "))
+	}
+	return nil
+}
+
+// runTrials runs the trials of one variant.
+func runTrials(ctx context.Context, v variant, f replayFlags, first uint64, n int, env replayEnv, update trials.Progress) (*trials.Summary, error) {
+	digest, err := trials.Digest(v.sc)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	parallel := f.parallel
 	if parallel == 0 {
-		parallel = max(1, runtime.GOMAXPROCS(0)/max(1, len(sc.Arms)))
+		parallel = max(1, runtime.GOMAXPROCS(0)/max(1, len(v.sc.Arms)))
 	}
-	cfg := trials.Config{Scenario: sc.Name, Digest: digest, Set: overrideStrings(f.set), FirstSeed: first, Trials: n, Shard: f.shard, Parallel: parallel}
-
-	var (
-		tp     *trialProgress
-		update trials.Progress
-	)
-	if env.terminal && env.now != nil && !f.quiet {
-		tp = &trialProgress{bar: newProgress(stderr, env.now, progressDelay), seeds: len(f.shard.Seeds(first, n)), done: map[uint64]time.Duration{}}
-		update = tp.update
-	}
+	cfg := trials.Config{Scenario: v.sc.Name, Digest: digest, Set: v.set, FirstSeed: first, Trials: n, Shard: f.shard, Parallel: parallel}
 	run := func(ctx context.Context, seed uint64, progress func(done, total time.Duration)) (*packet.Packet, error) {
-		p, err := env.run(ctx, sc, seed, progress)
-		if err == nil && f.packets {
-			err = writePacketDir(p, filepath.Join(f.out, seedDir(seed)))
+		p, err := env.run(ctx, v.sc, seed, progress)
+		if err == nil && p != nil {
+			p.Set = v.set
+			if f.packets {
+				err = writePacketDir(p, filepath.Join(v.out, seedDir(seed)))
+			}
 		}
 		return p, err
 	}
-	s, err := trials.Run(ctx, cfg, run, update)
-	tp.finish()
+	return trials.Run(ctx, cfg, run, update)
+}
+
+// varySpec is --vary PATH=V1,V2,…: an input and the values a sweep runs it at.
+type varySpec struct {
+	Path   string
+	Values []string
+}
+
+// parseVary parses PATH=V1,V2,…; commas inside {…}, […] or quotes do not split values.
+func parseVary(s string) (*varySpec, error) {
+	o, err := scenario.ParseOverride(s)
 	if err != nil {
-		return fmt.Errorf("replay %s: %w", f.file, err)
+		return nil, fmt.Errorf("vary %q: expected PATH=V1,V2,…, for example load.schedule.0.rate=8000/s,9000/s,10000/s", s)
 	}
-	return writeSweep(s, f.out, f.json, f.quiet, stdout, stderr)
+	var values []string
+	depth, quote, start := 0, rune(0), 0
+	for i, r := range o.Value {
+		switch {
+		case quote != 0:
+			if r == quote {
+				quote = 0
+			}
+		case r == '"' || r == '\'':
+			quote = r
+		case r == '{' || r == '[':
+			depth++
+		case r == '}' || r == ']':
+			depth--
+		case r == ',' && depth == 0:
+			values = append(values, strings.TrimSpace(o.Value[start:i]))
+			start = i + 1
+		}
+	}
+	values = append(values, strings.TrimSpace(o.Value[start:]))
+	for i, v := range values {
+		if v == "" {
+			return nil, fmt.Errorf("vary %q: value %d is empty", s, i+1)
+		}
+		if slices.Index(values, v) < i {
+			return nil, fmt.Errorf("vary %q: %s is given twice", s, v)
+		}
+	}
+	return &varySpec{Path: o.Path, Values: values}, nil
+}
+
+// varyDir names the output directory of the i-th value of --vary: its index, then the
+// value with % spelled pct and anything else but letters, digits, '.', '_' and '-' replaced
+// by '_': "03-9000_s", "01-130pct".
+func varyDir(i int, value string) string {
+	slug := strings.Map(func(r rune) rune {
+		if r < 128 && (unicode.IsLetter(r) || unicode.IsDigit(r) || r == '.' || r == '_' || r == '-') {
+			return r
+		}
+		return '_'
+	}, strings.ReplaceAll(value, "%", "pct"))
+	if len(slug) > 40 {
+		slug = slug[:40]
+	}
+	return fmt.Sprintf("%02d-%s", i, slug)
 }
 
 // writeSweep writes a sweep's summary and its page to dir (if set), then the table or
@@ -82,43 +208,62 @@ func writeSweep(s *trials.Summary, dir string, asJSON, quiet bool, stdout, stder
 	if dir != "" && !quiet {
 		fmt.Fprintf(stderr, "goodput: wrote %s and %s to %s\n", trials.File, report.TrialsHTMLFile, dir)
 	}
-	var failed []string
-	for _, r := range s.Runs {
-		for _, a := range r.Arms {
-			for _, inv := range a.InvariantsFailed {
-				failed = append(failed, fmt.Sprintf("seed %d, %s: %s", r.Seed, a.Name, inv))
-			}
-		}
-	}
-	if len(failed) > 0 {
+	if failed := invariantFailures(s, ""); len(failed) > 0 {
 		return fmt.Errorf("invariant failed: %s", strings.Join(failed, "; "))
 	}
 	return nil
 }
 
+// invariantFailures lists the failed invariants of every trial of s, each prefixed.
+func invariantFailures(s *trials.Summary, prefix string) []string {
+	var failed []string
+	for _, r := range s.Runs {
+		for _, a := range r.Arms {
+			for _, inv := range a.InvariantsFailed {
+				failed = append(failed, fmt.Sprintf("%sseed %d, %s: %s", prefix, r.Seed, a.Name, inv))
+			}
+		}
+	}
+	return failed
+}
+
 // trialProgress adds up the simulated time every trial of a sweep has done, for one bar.
 // Its methods do nothing on a nil *trialProgress.
 type trialProgress struct {
-	bar   *progress
-	seeds int
+	bar    *progress
+	trials int // trials in the sweep, over every --vary value
 
 	mu   sync.Mutex
-	done map[uint64]time.Duration
+	done map[trialKey]time.Duration
 	sum  time.Duration
 }
 
-func (t *trialProgress) update(seed uint64, done, total time.Duration) {
+// trialKey is one trial: a --vary value's index and a seed.
+type trialKey struct {
+	variant int
+	seed    uint64
+}
+
+func (t *trialProgress) update(k trialKey, done, total time.Duration) {
 	if t == nil {
 		return
 	}
 	t.mu.Lock()
-	if d := done - t.done[seed]; d > 0 {
-		t.done[seed] = done
+	if d := done - t.done[k]; d > 0 {
+		t.done[k] = done
 		t.sum += d
 	}
 	sum := t.sum
 	t.mu.Unlock()
-	t.bar.update(sum, total*time.Duration(t.seeds))
+	t.bar.update(sum, total*time.Duration(t.trials))
+}
+
+// forVariant is the trials.Progress of the i-th variant's trials; nil on a nil receiver.
+func (t *trialProgress) forVariant(i int) trials.Progress {
+	if t == nil {
+		return nil
+	}
+	return func(seed uint64, done, total time.Duration) { t.update(trialKey{i, seed}, done, total) }
 }
 
 func (t *trialProgress) finish() {

@@ -263,18 +263,23 @@ func mustLoad(t *testing.T, path string) *scenario.Scenario {
 // reporting twice, or going back, adds nothing more.
 func TestTrialProgress(t *testing.T) {
 	var nilTP *trialProgress
-	nilTP.update(1, time.Second, time.Minute) // a nil one is a no-op
+	nilTP.update(trialKey{0, 1}, time.Second, time.Minute) // a nil one is a no-op
+	if nilTP.forVariant(0) != nil {
+		t.Error("a nil trialProgress gives a progress function")
+	}
 	nilTP.finish()
 
 	clock := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	var buf syncBuffer
-	tp := &trialProgress{bar: newProgress(&buf, func() time.Time { return clock }, 0), seeds: 3, done: map[uint64]time.Duration{}}
-	tp.update(1, 10*time.Second, time.Minute)
-	tp.update(2, 20*time.Second, time.Minute)
-	tp.update(1, 5*time.Second, time.Minute)
-	tp.update(1, time.Minute, time.Minute)
-	if tp.sum != 80*time.Second || tp.bar.done != 80*time.Second {
-		t.Errorf("sum %v, bar at %v; want 1m20s", tp.sum, tp.bar.done)
+	tp := &trialProgress{bar: newProgress(&buf, func() time.Time { return clock }, 0), trials: 4, done: map[trialKey]time.Duration{}}
+	v0, v1 := tp.forVariant(0), tp.forVariant(1)
+	v0(1, 10*time.Second, time.Minute)
+	v0(2, 20*time.Second, time.Minute)
+	v0(1, 5*time.Second, time.Minute)
+	v0(1, time.Minute, time.Minute)
+	v1(1, 15*time.Second, time.Minute) // the same seed of another --vary value is another trial
+	if tp.sum != 95*time.Second || tp.bar.done != 95*time.Second {
+		t.Errorf("sum %v, bar at %v; want 1m35s", tp.sum, tp.bar.done)
 	}
 	tp.finish()
 	if !strings.Contains(buf.String(), "replaying") {
@@ -383,5 +388,87 @@ func TestReplaySet(t *testing.T) {
 	}
 	if err := run([]string{"merge", a, b2}, &stdout, &stderr); err == nil || !strings.Contains(err.Error(), "not one sweep") {
 		t.Errorf("merged shards of different inputs: %v", err)
+	}
+}
+
+func TestParseVary(t *testing.T) {
+	for _, tt := range []struct {
+		in   string
+		want *varySpec
+		err  string
+	}{
+		{in: "load.schedule.0.rate=8000/s,9000/s", want: &varySpec{"load.schedule.0.rate", []string{"8000/s", "9000/s"}}},
+		{in: "a.b= 1 , 2 ,3", want: &varySpec{"a.b", []string{"1", "2", "3"}}},
+		{in: "a={p50: 1ms, p99: 5ms},{p50: 2ms, p99: 9ms}", want: &varySpec{"a", []string{"{p50: 1ms, p99: 5ms}", "{p50: 2ms, p99: 9ms}"}}},
+		{in: `a=[x, y],"q,r"`, want: &varySpec{"a", []string{"[x, y]", `"q,r"`}}},
+		{in: "a=1", want: &varySpec{"a", []string{"1"}}},
+		{in: "a=1,,2", err: "value 2 is empty"},
+		{in: "a=1,2,1", err: "1 is given twice"},
+		{in: "novalues", err: "expected PATH=V1,V2"},
+	} {
+		got, err := parseVary(tt.in)
+		if tt.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.err) {
+				t.Errorf("parseVary(%q): error %v, want %q", tt.in, err, tt.err)
+			}
+			continue
+		}
+		if err != nil || !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("parseVary(%q) = %+v, %v; want %+v", tt.in, got, err, tt.want)
+		}
+	}
+	if got := varyDir(3, "9000/s"); got != "03-9000_s" {
+		t.Errorf("varyDir = %q", got)
+	}
+	if got := varyDir(1, "130%"); got != "01-130pct" {
+		t.Errorf("varyDir = %q", got)
+	}
+	var stderr bytes.Buffer
+	if _, err := parseReplayFlags([]string{"x.yaml", "--vary", "a=1,2", "--json"}, &stderr); !errors.Is(err, errUsage) || !strings.Contains(err.Error(), "--json writes one summary") {
+		t.Errorf("--vary with --json: %v", err)
+	}
+	if _, err := parseReplayFlags([]string{"x.yaml", "--vary", "a=1,2", "--vary", "b=1"}, &stderr); !errors.Is(err, errUsage) || !strings.Contains(err.Error(), "one --vary at a time") {
+		t.Errorf("two --vary: %v", err)
+	}
+}
+
+// --vary runs the sweep once for each value, each like a sweep with that --set: the same
+// trials.json bytes, in a directory per value, and one table by value.
+func TestReplayVary(t *testing.T) {
+	dir := t.TempDir()
+	var stdout, stderr bytes.Buffer
+	args := []string{smallScenario, "--trials", "2", "--vary", "topology.services.server.instances=1,3", "--out", dir}
+	if err := replay(context.Background(), args, &stdout, &stderr, realEnv); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(stdout.String(), "goodput vary: small   topology.services.server.instances = 1, 3   seeds 3–4   2 trials each   2 arms\n") {
+		t.Errorf("table header: %q", strings.SplitN(stdout.String(), "\n", 2)[0])
+	}
+	if !strings.Contains(stdout.String(), "\n  goodput\n    1   ") || !strings.Contains(stdout.String(), "\n    3   ") {
+		t.Errorf("no rows by value:\n%s", stdout.String())
+	}
+	for i, v := range []string{"1", "3"} {
+		got, err := os.ReadFile(filepath.Join(dir, varyDir(i, v), trials.File))
+		if err != nil {
+			t.Fatal(err)
+		}
+		one := t.TempDir()
+		if err := replay(context.Background(), []string{smallScenario, "--trials", "2", "--set", "topology.services.server.instances=" + v, "--out", one, "--quiet"}, &stdout, &stderr, realEnv); err != nil {
+			t.Fatal(err)
+		}
+		want, err := os.ReadFile(filepath.Join(one, trials.File))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(got) != string(want) {
+			t.Errorf("value %s: trials.json differs from the sweep with --set", v)
+		}
+		if _, err := os.Stat(filepath.Join(dir, varyDir(i, v), report.TrialsHTMLFile)); err != nil {
+			t.Error(err)
+		}
+	}
+	err := replay(context.Background(), []string{smallScenario, "--vary", "topology.services.server.instances=1,x"}, &stdout, &stderr, realEnv)
+	if err == nil || !strings.Contains(err.Error(), "--vary: ") || !strings.Contains(err.Error(), "instances") {
+		t.Errorf("a bad value: %v", err)
 	}
 }

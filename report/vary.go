@@ -1,0 +1,119 @@
+package report
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"goodput/trials"
+)
+
+// Vary writes a sweep run at several values of one input (goodput replay --vary): for every
+// figure, a row per value with each arm's median and range across the trials and each
+// arm's difference from the first arm, then the objectives' pass counts by value. sums[i]
+// is the sweep at values[i]; every sweep must have the same arms and seeds.
+func Vary(w io.Writer, path string, values []string, sums []*trials.Summary) error {
+	if len(values) != len(sums) || len(sums) == 0 {
+		return fmt.Errorf("report: %d values for %d sweeps", len(values), len(sums))
+	}
+	first := sums[0]
+	arms := first.Arms()
+	for i, s := range sums[1:] {
+		if got := s.Arms(); strings.Join(got, "\x00") != strings.Join(arms, "\x00") {
+			return fmt.Errorf("report: the sweep at %s=%s has arms %v, at %s=%s %v", path, values[i+1], got, path, values[0], arms)
+		}
+	}
+	var out bytes.Buffer
+	fmt.Fprintf(&out, "goodput vary: %s   %s = %s   %s", first.Scenario, path, strings.Join(values, ", "), first.Seeds())
+	if first.Complete() {
+		fmt.Fprintf(&out, "   %d trials each", first.Trials)
+	} else {
+		fmt.Fprintf(&out, "   shard %s: %d of %d trials each", shardOf(first), len(first.Runs), first.Trials)
+	}
+	fmt.Fprintf(&out, "   %s\n", plural(len(arms), "arm"))
+	var set []string // the inputs set for every value, less the one varied
+	for _, o := range first.Set {
+		if !strings.HasPrefix(o, path+"=") {
+			set = append(set, o)
+		}
+	}
+	if len(set) > 0 {
+		fmt.Fprintf(&out, "set: %s\n", strings.Join(set, "; "))
+	}
+	if len(first.Runs) == 0 {
+		out.WriteString("no trials\n")
+		_, err := w.Write(out.Bytes())
+		return err
+	}
+	out.WriteString("each cell: the median across trials [lowest – highest]")
+	if len(arms) > 1 {
+		fmt.Fprintf(&out, "; a difference is an arm's figure less %s's in the same trial", arms[0])
+	}
+	out.WriteString("\n\n")
+
+	var buf bytes.Buffer
+	tw := tabwriter.NewWriter(&buf, 0, 0, 3, ' ', 0)
+	head := append([]string{""}, arms...)
+	for _, d := range first.Deltas {
+		head = append(head, d.Arm+" − "+d.Versus, "better in")
+	}
+	width := len(head)
+	row := func(cells ...string) {
+		for len(cells) < width {
+			cells = append(cells, "")
+		}
+		fmt.Fprintln(tw, strings.Join(cells, "\t")+"\t")
+	}
+	row(head...)
+	section := ""
+	for i, f := range first.Figures {
+		if f.Section != section {
+			section = f.Section
+			row(section)
+		}
+		row("  " + f.Label)
+		for v, s := range sums {
+			cells := []string{"    " + values[v]}
+			for _, a := range s.Spread {
+				cells = append(cells, spreadCell(f, a.Figures[i], false))
+			}
+			for _, d := range s.Deltas {
+				cells = append(cells, spreadCell(f, d.Figures[i].Stats, true), betterCell(f, d.Figures[i]))
+			}
+			row(cells...)
+		}
+	}
+	if hasObjectives(first) {
+		row("Objectives (trials passed: value)")
+		for j, o := range first.Spread[0].Objectives {
+			row("  " + o.Name)
+			for v, s := range sums {
+				cells := []string{"    " + values[v]}
+				for _, a := range s.Spread {
+					cells = append(cells, objectiveSpreadCell(a.Objectives[j]))
+				}
+				row(cells...)
+			}
+		}
+	}
+	row("Invariants (trials that held all)")
+	for v, s := range sums {
+		cells := []string{"    " + values[v]}
+		for _, a := range s.Spread {
+			cells = append(cells, fmt.Sprintf("%d/%d", len(s.Runs)-a.InvariantFailures, len(s.Runs)))
+		}
+		row(cells...)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for _, l := range strings.SplitAfter(buf.String(), "\n") {
+		if l = strings.TrimRight(l, " \n"); l != "" {
+			out.WriteString(l + "\n")
+		}
+	}
+	_, err := w.Write(out.Bytes())
+	return err
+}
