@@ -31,39 +31,16 @@ func Trials(w io.Writer, s *trials.Summary) error {
 	if len(s.Set) > 0 {
 		fmt.Fprintf(&out, "set: %s\n", strings.Join(s.Set, "; "))
 	}
-	if len(s.Runs) == 0 {
-		out.WriteString("no trials\n")
+	if !legend(&out, s) {
 		_, err := w.Write(out.Bytes())
 		return err
 	}
-	out.WriteString("each cell: the median across trials [lowest – highest]")
-	if len(arms) > 1 {
-		fmt.Fprintf(&out, "; a difference is an arm's figure less %s's in the same trial", arms[0])
-	}
-	out.WriteString("\n\n")
-
-	var buf bytes.Buffer
-	tw := tabwriter.NewWriter(&buf, 0, 0, 3, ' ', 0)
-	head := []string{""}
-	for _, a := range arms {
-		head = append(head, a)
-	}
-	for _, d := range s.Deltas {
-		head = append(head, d.Arm+" − "+d.Versus, "better in")
-	}
-	width := len(head)
-	writeRow := func(tw io.Writer, cells []string) {
-		for len(cells) < width {
-			cells = append(cells, "")
-		}
-		fmt.Fprintln(tw, strings.Join(cells, "\t")+"\t")
-	}
-	writeRow(tw, head)
+	t := newSpreadTable(s)
 	section := ""
 	for i, f := range s.Figures {
 		if f.Section != section {
 			section = f.Section
-			writeRow(tw, []string{section})
+			t.row(section)
 		}
 		row := []string{"  " + f.Label}
 		for _, a := range s.Spread {
@@ -73,34 +50,25 @@ func Trials(w io.Writer, s *trials.Summary) error {
 			st := d.Figures[i]
 			row = append(row, spreadCell(f, st.Stats, true), betterCell(f, st))
 		}
-		writeRow(tw, row)
+		t.row(row...)
 	}
 	if hasObjectives(s) {
-		writeRow(tw, []string{"Objectives (trials passed: value)"})
+		t.row("Objectives (trials passed: value)")
 		for j, o := range s.Spread[0].Objectives {
 			row := []string{"  " + o.Name}
 			for _, a := range s.Spread {
-				if j < len(a.Objectives) {
-					row = append(row, objectiveSpreadCell(a.Objectives[j]))
-				} else {
-					row = append(row, "")
-				}
+				row = append(row, objectiveSpreadCell(a.Objectives[j]))
 			}
-			writeRow(tw, row)
+			t.row(row...)
 		}
 	}
 	row := []string{"Invariants (trials that held all)"}
 	for _, a := range s.Spread {
 		row = append(row, fmt.Sprintf("%d/%d", len(s.Runs)-a.InvariantFailures, len(s.Runs)))
 	}
-	writeRow(tw, row)
-	if err := tw.Flush(); err != nil {
+	t.row(row...)
+	if err := t.flush(&out); err != nil {
 		return err
-	}
-	for _, l := range strings.SplitAfter(buf.String(), "\n") {
-		if l = strings.TrimRight(l, " \n"); l != "" {
-			out.WriteString(l + "\n")
-		}
 	}
 	for _, r := range s.Runs {
 		for _, a := range r.Arms {
@@ -111,6 +79,63 @@ func Trials(w io.Writer, s *trials.Summary) error {
 	}
 	_, err := w.Write(out.Bytes())
 	return err
+}
+
+// legend ends a sweep table's header: "no trials" (and false) for a summary without runs,
+// else how to read the cells.
+func legend(out *bytes.Buffer, s *trials.Summary) bool {
+	if len(s.Runs) == 0 {
+		out.WriteString("no trials\n")
+		return false
+	}
+	out.WriteString("each cell: the median across trials [lowest – highest]")
+	if arms := s.Arms(); len(arms) > 1 {
+		fmt.Fprintf(out, "; a difference is an arm's figure less %s's in the same trial", arms[0])
+	}
+	out.WriteString("\n\n")
+	return true
+}
+
+// spreadTable is the grid of a sweep's tables: a label column, a column per arm, and a
+// difference and a "better in" column for each arm after the first.
+type spreadTable struct {
+	buf   bytes.Buffer
+	tw    *tabwriter.Writer
+	width int
+}
+
+// newSpreadTable starts a table with the arms of s as its header.
+func newSpreadTable(s *trials.Summary) *spreadTable {
+	t := &spreadTable{}
+	t.tw = tabwriter.NewWriter(&t.buf, 0, 0, 3, ' ', 0)
+	head := append([]string{""}, s.Arms()...)
+	for _, d := range s.Deltas {
+		head = append(head, d.Arm+" − "+d.Versus, "better in")
+	}
+	t.width = len(head)
+	t.row(head...)
+	return t
+}
+
+// row adds a line; missing cells are empty, so that every line has every column.
+func (t *spreadTable) row(cells ...string) {
+	for len(cells) < t.width {
+		cells = append(cells, "")
+	}
+	fmt.Fprintln(t.tw, strings.Join(cells, "\t")+"\t")
+}
+
+// flush aligns the table and appends it to out without trailing blanks.
+func (t *spreadTable) flush(out *bytes.Buffer) error {
+	if err := t.tw.Flush(); err != nil {
+		return err
+	}
+	for _, l := range strings.SplitAfter(t.buf.String(), "\n") {
+		if l = strings.TrimRight(l, " \n"); l != "" {
+			out.WriteString(l + "\n")
+		}
+	}
+	return nil
 }
 
 func shardOf(s *trials.Summary) string {

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"text/tabwriter"
 
 	"goodput/trials"
 )
@@ -42,38 +41,18 @@ func Vary(w io.Writer, path string, values []string, sums []*trials.Summary) err
 	if len(set) > 0 {
 		fmt.Fprintf(&out, "set: %s\n", strings.Join(set, "; "))
 	}
-	if len(first.Runs) == 0 {
-		out.WriteString("no trials\n")
+	if !legend(&out, first) {
 		_, err := w.Write(out.Bytes())
 		return err
 	}
-	out.WriteString("each cell: the median across trials [lowest – highest]")
-	if len(arms) > 1 {
-		fmt.Fprintf(&out, "; a difference is an arm's figure less %s's in the same trial", arms[0])
-	}
-	out.WriteString("\n\n")
-
-	var buf bytes.Buffer
-	tw := tabwriter.NewWriter(&buf, 0, 0, 3, ' ', 0)
-	head := append([]string{""}, arms...)
-	for _, d := range first.Deltas {
-		head = append(head, d.Arm+" − "+d.Versus, "better in")
-	}
-	width := len(head)
-	row := func(cells ...string) {
-		for len(cells) < width {
-			cells = append(cells, "")
-		}
-		fmt.Fprintln(tw, strings.Join(cells, "\t")+"\t")
-	}
-	row(head...)
+	t := newSpreadTable(first)
 	section := ""
 	for i, f := range first.Figures {
 		if f.Section != section {
 			section = f.Section
-			row(section)
+			t.row(section)
 		}
-		row("  " + f.Label)
+		t.row("  " + f.Label)
 		for v, s := range sums {
 			cells := []string{"    " + values[v]}
 			for _, a := range s.Spread {
@@ -82,37 +61,32 @@ func Vary(w io.Writer, path string, values []string, sums []*trials.Summary) err
 			for _, d := range s.Deltas {
 				cells = append(cells, spreadCell(f, d.Figures[i].Stats, true), betterCell(f, d.Figures[i]))
 			}
-			row(cells...)
+			t.row(cells...)
 		}
 	}
 	if hasObjectives(first) {
-		row("Objectives (trials passed: value)")
+		t.row("Objectives (trials passed: value)")
 		for j, o := range first.Spread[0].Objectives {
-			row("  " + o.Name)
+			t.row("  " + o.Name)
 			for v, s := range sums {
 				cells := []string{"    " + values[v]}
 				for _, a := range s.Spread {
 					cells = append(cells, objectiveSpreadCell(a.Objectives[j]))
 				}
-				row(cells...)
+				t.row(cells...)
 			}
 		}
 	}
-	row("Invariants (trials that held all)")
+	t.row("Invariants (trials that held all)")
 	for v, s := range sums {
 		cells := []string{"    " + values[v]}
 		for _, a := range s.Spread {
 			cells = append(cells, fmt.Sprintf("%d/%d", len(s.Runs)-a.InvariantFailures, len(s.Runs)))
 		}
-		row(cells...)
+		t.row(cells...)
 	}
-	if err := tw.Flush(); err != nil {
+	if err := t.flush(&out); err != nil {
 		return err
-	}
-	for _, l := range strings.SplitAfter(buf.String(), "\n") {
-		if l = strings.TrimRight(l, " \n"); l != "" {
-			out.WriteString(l + "\n")
-		}
 	}
 	_, err := w.Write(out.Bytes())
 	return err
