@@ -358,3 +358,21 @@ func TestVaryGolden(t *testing.T) {
 		t.Error("one value for two sweeps: no error")
 	}
 }
+
+// Values that change the objectives leave them to each value's page; values run on other
+// seeds are refused.
+func TestVaryMismatches(t *testing.T) {
+	sums := varySweeps(t)
+	sums[1].Spread[0].Objectives[0].Name = "renamed"
+	var b bytes.Buffer
+	if err := Vary(&b, "x.y", []string{"1", "2"}, sums); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "Objectives: not the same at every value") {
+		t.Errorf("table:\n%s", b.String())
+	}
+	sums[1].Runs[0].Seed = 99
+	if err := Vary(&b, "x.y", []string{"1", "2"}, sums); err == nil || !strings.Contains(err.Error(), "ran seeds") {
+		t.Errorf("other seeds: %v", err)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"goodput/trials"
@@ -12,22 +13,29 @@ import (
 // Vary writes a sweep run at several values of one input (goodput replay --vary): for every
 // figure, a row per value with each arm's median and range across the trials and each
 // arm's difference from the first arm, then the objectives' pass counts by value. sums[i]
-// is the sweep at values[i]; every sweep must have the same arms and seeds.
+// is the sweep at values[i]; every sweep must have the same arms and seeds. When the
+// values change the objectives, the table leaves them to each value's page.
 func Vary(w io.Writer, path string, values []string, sums []*trials.Summary) error {
 	if len(values) != len(sums) || len(sums) == 0 {
 		return fmt.Errorf("report: %d values for %d sweeps", len(values), len(sums))
 	}
 	first := sums[0]
 	arms := first.Arms()
+	sameObjectives := true
 	for i, s := range sums[1:] {
-		if got := s.Arms(); strings.Join(got, "\x00") != strings.Join(arms, "\x00") {
+		if got := s.Arms(); !slices.Equal(got, arms) {
 			return fmt.Errorf("report: the sweep at %s=%s has arms %v, at %s=%s %v", path, values[i+1], got, path, values[0], arms)
 		}
+		if !slices.EqualFunc(s.Runs, first.Runs, func(a, b trials.Trial) bool { return a.Seed == b.Seed }) {
+			return fmt.Errorf("report: the sweep at %s=%s ran %s, at %s=%s %s", path, values[i+1], s.Seeds(), path, values[0], first.Seeds())
+		}
+		sameObjectives = sameObjectives && len(s.Spread) > 0 && len(first.Spread) > 0 &&
+			slices.EqualFunc(s.Spread[0].Objectives, first.Spread[0].Objectives, func(a, b trials.ObjectiveSpread) bool { return a.Name == b.Name })
 	}
 	var out bytes.Buffer
 	fmt.Fprintf(&out, "goodput vary: %s   %s = %s   %s", first.Scenario, path, strings.Join(values, ", "), first.Seeds())
 	if first.Complete() {
-		fmt.Fprintf(&out, "   %d trials each", first.Trials)
+		fmt.Fprintf(&out, "   %s each", plural(first.Trials, "trial"))
 	} else {
 		fmt.Fprintf(&out, "   shard %s: %d of %d trials each", shardOf(first), len(first.Runs), first.Trials)
 	}
@@ -64,7 +72,9 @@ func Vary(w io.Writer, path string, values []string, sums []*trials.Summary) err
 			t.row(cells...)
 		}
 	}
-	if hasObjectives(first) {
+	if hasObjectives(first) && !sameObjectives {
+		t.row("Objectives: not the same at every value; each value's trials.html has its own")
+	} else if hasObjectives(first) {
 		t.row("Objectives (trials passed: value)")
 		for j, o := range first.Spread[0].Objectives {
 			t.row("  " + o.Name)

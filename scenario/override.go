@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/goccy/go-yaml"
+	"github.com/goccy/go-yaml/parser"
 
 	"goodput/yamlfile"
 )
@@ -57,18 +57,28 @@ func (s *Scenario) With(overrides ...Override) (*Scenario, error) {
 	if err := dec.Decode(&tree); err != nil {
 		return nil, fmt.Errorf("scenario: %w", err)
 	}
-	for _, o := range overrides {
-		var v any
-		if err := yaml.Unmarshal([]byte(o.Value), &v); err != nil {
-			return nil, fmt.Errorf("scenario: --set %s: the value is not YAML: %v", o, firstLine(err.Error()))
+	// Each value goes into the tree as a placeholder string, and its own text then replaces
+	// the placeholder in the encoded scenario: the result is YAML (JSON with the values'
+	// YAML inside), which Decode reads as it reads a file, so a value means what it would
+	// mean written in the file, and the file's limits (aliases, tags) apply to it.
+	raw := make([]string, len(overrides))
+	for i, o := range overrides {
+		text, err := flowValue(o.Value)
+		if err != nil {
+			return nil, fmt.Errorf("scenario: --set %s: %w", o, err)
 		}
-		if tree, err = set(tree, strings.Split(o.Path, "."), v, ""); err != nil {
+		raw[i] = text
+		if tree, err = set(tree, strings.Split(o.Path, "."), placeholder(i), ""); err != nil {
 			return nil, fmt.Errorf("scenario: --set %s: %w", o, err)
 		}
 	}
 	out, err := json.Marshal(tree)
 	if err != nil {
 		return nil, fmt.Errorf("scenario: %w", err)
+	}
+	for i, text := range raw {
+		q, _ := json.Marshal(placeholder(i))
+		out = bytes.Replace(out, q, []byte(text), 1)
 	}
 	names := make([]string, len(overrides))
 	for i, o := range overrides {
@@ -129,6 +139,38 @@ func set(n any, path []string, v any, at string) (any, error) {
 	default:
 		return nil, fmt.Errorf("%s is a value, not a mapping or list, so it has no %q", at, key)
 	}
+}
+
+// placeholder stands for the i-th override's value in the encoded tree until its text
+// replaces it; no scenario holds such a string.
+func placeholder(i int) string { return fmt.Sprintf("\x00goodput-set-%d\x00", i) }
+
+// flowValue checks that a value is one line of YAML and returns the text that stands for
+// it inside a JSON (flow) mapping: the value itself, or for a plain scalar that holds a
+// flow indicator (",[]{}") or starts like a comment, the scalar as a JSON string.
+func flowValue(v string) (string, error) {
+	if strings.ContainsAny(v, "\n\r") {
+		return "", errors.New("the value must be on one line")
+	}
+	if strings.TrimSpace(v) == "" {
+		return "null", nil
+	}
+	if _, err := parser.ParseBytes([]byte(v), 0); err != nil {
+		msg := firstLine(err.Error())
+		if i := strings.Index(msg, "] "); strings.HasPrefix(msg, "[") && i > 0 {
+			msg = msg[i+2:] // goccy's own position in the value
+		}
+		return "", fmt.Errorf("the value is not YAML: %s", msg)
+	}
+	t := strings.TrimSpace(v)
+	if strings.ContainsAny(t[:1], "[{\"'!&*|>") {
+		return t, nil // a flow collection, a quoted scalar, a tag, an anchor or an alias
+	}
+	if strings.ContainsAny(t, ",[]{}") || strings.Contains(t, " #") || strings.HasPrefix(t, "#") {
+		q, err := json.Marshal(t)
+		return string(q), err
+	}
+	return t, nil
 }
 
 // listNames describes the elements of a list for an error: their names, or how many.

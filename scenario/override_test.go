@@ -131,3 +131,47 @@ func TestWithReadmeExample(t *testing.T) {
 		t.Errorf("baseline retries %+v", r)
 	}
 }
+
+// A value means what it would mean written in the file: its text is not re-spelled, and
+// the file's rules (tags, aliases, limits) apply to it.
+func TestWithValueAsInTheFile(t *testing.T) {
+	sc := northstar(t)
+	for _, tt := range []struct{ value, want string }{
+		{"0x10", "0x10"},
+		{"1_000", "1_000"},
+		{"1.10", "1.10"},
+		{"007", "007"},
+		{"it's slow, fast", "it's slow, fast"},
+		{`"quoted, with comma"`, "quoted, with comma"},
+		{"a # not a comment?", "a # not a comment?"},
+	} {
+		got, err := sc.With(Override{"faults.0.note", tt.value})
+		if err != nil {
+			t.Errorf("note=%s: %v", tt.value, err)
+			continue
+		}
+		if got.Faults[0].Note != tt.want {
+			t.Errorf("note=%s: got %q, want %q", tt.value, got.Faults[0].Note, tt.want)
+		}
+	}
+	for _, tt := range []struct{ value, want string }{
+		{"!!binary aGVsbG8=", "faults[0].note"},
+		{"[a, b", "the value is not YAML"},
+		{"a\nb", "the value must be on one line"},
+		{"&x [1,1,1,1,1,1,1,1,1,1]", "faults[0].note"},
+	} {
+		_, err := sc.With(Override{"faults.0.note", tt.value})
+		if err == nil || !strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), "--set faults.0.note=") {
+			t.Errorf("note=%q: error %v, want one containing %q and naming the override", tt.value, err, tt.want)
+		}
+	}
+	// An alias bomb in a value meets the file's limit on expansion, quickly.
+	bomb := "[&a [x,x,x,x,x,x,x,x,x,x], &b [*a,*a,*a,*a,*a,*a,*a,*a,*a,*a], &c [*b,*b,*b,*b,*b,*b,*b,*b,*b,*b], &d [*c,*c,*c,*c,*c,*c,*c,*c,*c,*c], &e [*d,*d,*d,*d,*d,*d,*d,*d,*d,*d], [*e,*e,*e,*e,*e,*e,*e,*e,*e,*e]]"
+	if _, err := sc.With(Override{"faults.0.note", bomb}); err == nil {
+		t.Error("an alias bomb was accepted")
+	}
+	// An empty value is null: an optional list goes away, a required value is missing.
+	if got, err := sc.With(Override{"alerts", ""}); err != nil || len(got.Alerts) != 0 {
+		t.Errorf("alerts= : %v, %d alerts", err, len(got.Alerts))
+	}
+}

@@ -42,7 +42,7 @@ func sweep(ctx context.Context, sc *scenario.Scenario, f replayFlags, first uint
 		variants = nil
 		for i, v := range f.vary.Values {
 			o := scenario.Override{Path: f.vary.Path, Value: v}
-			sci, err := sc.With(append(slices.Clone(f.set), o)...)
+			sci, err := sc.With(o) // sc has the --set overrides already
 			if err != nil {
 				return fmt.Errorf("%s: --vary: %w", f.file, err)
 			}
@@ -55,7 +55,12 @@ func sweep(ctx context.Context, sc *scenario.Scenario, f replayFlags, first uint
 	}
 	var tp *trialProgress
 	if env.terminal && env.now != nil && !f.quiet {
-		tp = &trialProgress{bar: newProgress(stderr, env.now, progressDelay), trials: len(variants) * len(f.shard.Seeds(first, n)), done: map[trialKey]time.Duration{}}
+		// The bar's whole is every trial's simulated time, which a --vary value may change.
+		var total time.Duration
+		for _, v := range variants {
+			total += v.sc.Clock.Duration.Std() * time.Duration(len(f.shard.Seeds(first, n)))
+		}
+		tp = &trialProgress{bar: newProgress(stderr, env.now, progressDelay), total: total, done: map[trialKey]time.Duration{}}
 	}
 	sums := make([]*trials.Summary, len(variants))
 	for i, v := range variants {
@@ -131,30 +136,40 @@ type varySpec struct {
 	Values []string
 }
 
-// parseVary parses PATH=V1,V2,…; commas inside {…}, […] or quotes do not split values.
+// parseVary parses PATH=V1,V2,…; commas inside {…}, […] or a quoted value do not split
+// values. The seed and the number of trials cannot be varied: a sweep sets them itself.
 func parseVary(s string) (*varySpec, error) {
 	o, err := scenario.ParseOverride(s)
 	if err != nil {
 		return nil, fmt.Errorf("vary %q: expected PATH=V1,V2,…, for example load.schedule.0.rate=8000/s,9000/s,10000/s", s)
 	}
 	var values []string
-	depth, quote, start := 0, rune(0), 0
-	for i, r := range o.Value {
+	depth, quote, start := 0, byte(0), 0
+	v := o.Value
+	for i := 0; i < len(v); i++ {
+		c := v[i]
 		switch {
+		case quote == '"' && c == '\\':
+			i++ // an escaped character inside double quotes
 		case quote != 0:
-			if r == quote {
+			if c == quote {
 				quote = 0
 			}
-		case r == '"' || r == '\'':
-			quote = r
-		case r == '{' || r == '[':
+		case (c == '"' || c == '\'') && strings.TrimSpace(v[start:i]) == "":
+			quote = c // a quote opens a quoted scalar only at the start of a value
+		case c == '{' || c == '[':
 			depth++
-		case r == '}' || r == ']':
-			depth--
-		case r == ',' && depth == 0:
-			values = append(values, strings.TrimSpace(o.Value[start:i]))
+		case c == '}' || c == ']':
+			if depth--; depth < 0 {
+				return nil, fmt.Errorf("vary %q: a %c closes nothing", s, c)
+			}
+		case c == ',' && depth == 0:
+			values = append(values, strings.TrimSpace(v[start:i]))
 			start = i + 1
 		}
+	}
+	if depth > 0 || quote != 0 {
+		return nil, fmt.Errorf("vary %q: a bracket or quote is not closed", s)
 	}
 	values = append(values, strings.TrimSpace(o.Value[start:]))
 	for i, v := range values {
@@ -164,6 +179,9 @@ func parseVary(s string) (*varySpec, error) {
 		if slices.Index(values, v) < i {
 			return nil, fmt.Errorf("vary %q: %s is given twice", s, v)
 		}
+	}
+	if o.Path == "seed" || o.Path == "trials" {
+		return nil, fmt.Errorf("vary %q: a sweep sets the %s itself; use --seed and --trials", s, o.Path)
 	}
 	return &varySpec{Path: o.Path, Values: values}, nil
 }
@@ -230,8 +248,8 @@ func invariantFailures(s *trials.Summary, prefix string) []string {
 // trialProgress adds up the simulated time every trial of a sweep has done, for one bar.
 // Its methods do nothing on a nil *trialProgress.
 type trialProgress struct {
-	bar    *progress
-	trials int // trials in the sweep, over every --vary value
+	bar   *progress
+	total time.Duration // the simulated time of every trial of the sweep, over every --vary value
 
 	mu   sync.Mutex
 	done map[trialKey]time.Duration
@@ -244,7 +262,7 @@ type trialKey struct {
 	seed    uint64
 }
 
-func (t *trialProgress) update(k trialKey, done, total time.Duration) {
+func (t *trialProgress) update(k trialKey, done time.Duration) {
 	if t == nil {
 		return
 	}
@@ -255,7 +273,7 @@ func (t *trialProgress) update(k trialKey, done, total time.Duration) {
 	}
 	sum := t.sum
 	t.mu.Unlock()
-	t.bar.update(sum, total*time.Duration(t.trials))
+	t.bar.update(sum, t.total)
 }
 
 // forVariant is the trials.Progress of the i-th variant's trials; nil on a nil receiver.
@@ -263,7 +281,7 @@ func (t *trialProgress) forVariant(i int) trials.Progress {
 	if t == nil {
 		return nil
 	}
-	return func(seed uint64, done, total time.Duration) { t.update(trialKey{i, seed}, done, total) }
+	return func(seed uint64, done, _ time.Duration) { t.update(trialKey{i, seed}, done) }
 }
 
 func (t *trialProgress) finish() {

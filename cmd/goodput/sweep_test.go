@@ -263,7 +263,7 @@ func mustLoad(t *testing.T, path string) *scenario.Scenario {
 // reporting twice, or going back, adds nothing more.
 func TestTrialProgress(t *testing.T) {
 	var nilTP *trialProgress
-	nilTP.update(trialKey{0, 1}, time.Second, time.Minute) // a nil one is a no-op
+	nilTP.update(trialKey{0, 1}, time.Second) // a nil one is a no-op
 	if nilTP.forVariant(0) != nil {
 		t.Error("a nil trialProgress gives a progress function")
 	}
@@ -271,7 +271,7 @@ func TestTrialProgress(t *testing.T) {
 
 	clock := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	var buf syncBuffer
-	tp := &trialProgress{bar: newProgress(&buf, func() time.Time { return clock }, 0), trials: 4, done: map[trialKey]time.Duration{}}
+	tp := &trialProgress{bar: newProgress(&buf, func() time.Time { return clock }, 0), total: 4 * time.Minute, done: map[trialKey]time.Duration{}}
 	v0, v1 := tp.forVariant(0), tp.forVariant(1)
 	v0(1, 10*time.Second, time.Minute)
 	v0(2, 20*time.Second, time.Minute)
@@ -405,6 +405,13 @@ func TestParseVary(t *testing.T) {
 		{in: "a=1,,2", err: "value 2 is empty"},
 		{in: "a=1,2,1", err: "1 is given twice"},
 		{in: "novalues", err: "expected PATH=V1,V2"},
+		{in: "a=it's slow,fast", want: &varySpec{"a", []string{"it's slow", "fast"}}},
+		{in: `a="x\",y",z`, want: &varySpec{"a", []string{`"x\",y"`, "z"}}},
+		{in: "a='p,q',r", want: &varySpec{"a", []string{"'p,q'", "r"}}},
+		{in: "a=x],y", err: "a ] closes nothing"},
+		{in: "a={x: 1,y", err: "a bracket or quote is not closed"},
+		{in: "seed=1,2", err: "a sweep sets the seed itself"},
+		{in: "trials=1,2", err: "a sweep sets the trials itself"},
 	} {
 		got, err := parseVary(tt.in)
 		if tt.err != "" {
@@ -470,5 +477,18 @@ func TestReplayVary(t *testing.T) {
 	err := replay(context.Background(), []string{smallScenario, "--vary", "topology.services.server.instances=1,x"}, &stdout, &stderr, realEnv)
 	if err == nil || !strings.Contains(err.Error(), "--vary: ") || !strings.Contains(err.Error(), "instances") {
 		t.Errorf("a bad value: %v", err)
+	}
+}
+
+// --set applies once under --vary: renaming an arm and then varying an input works as it
+// does without --vary.
+func TestReplayVaryWithSet(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	args := []string{smallScenario, "--trials", "1", "--set", "arms.protected.name=guarded", "--vary", "load.schedule.0.rate=100/s,150/s"}
+	if err := replay(context.Background(), args, &stdout, &stderr, realEnv); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(stdout.String(), "\nset: arms.protected.name=guarded\n") || !strings.Contains(stdout.String(), "guarded − baseline") {
+		t.Errorf("table:\n%s", stdout.String()[:400])
 	}
 }
