@@ -76,8 +76,10 @@ func sweep(ctx context.Context, sc *scenario.Scenario, f replayFlags, first uint
 		return writeSweep(sums[0], f.out, f.json, f.quiet, stdout, stderr)
 	}
 	for i, v := range variants {
-		if err := writeSweep(sums[i], v.out, false, true, io.Discard, io.Discard); err != nil && !strings.HasPrefix(err.Error(), "invariant failed") {
-			return err
+		if v.out != "" {
+			if err := writeSweepDir(sums[i], v.out); err != nil {
+				return err
+			}
 		}
 	}
 	if !f.quiet {
@@ -206,10 +208,7 @@ func varyDir(i int, value string) string {
 // trials.json on stdout. A failed invariant in any trial is an error, reported after everything is written.
 func writeSweep(s *trials.Summary, dir string, asJSON, quiet bool, stdout, stderr io.Writer) error {
 	if dir != "" {
-		if err := s.WriteDir(dir); err != nil {
-			return err
-		}
-		if err := writePage(filepath.Join(dir, report.TrialsHTMLFile), func(w io.Writer) error { return report.TrialsHTML(w, s) }); err != nil {
+		if err := writeSweepDir(s, dir); err != nil {
 			return err
 		}
 	}
@@ -230,6 +229,14 @@ func writeSweep(s *trials.Summary, dir string, asJSON, quiet bool, stdout, stder
 		return fmt.Errorf("invariant failed: %s", strings.Join(failed, "; "))
 	}
 	return nil
+}
+
+// writeSweepDir writes a sweep's trials.json and its page, trials.html, to dir.
+func writeSweepDir(s *trials.Summary, dir string) error {
+	if err := s.WriteDir(dir); err != nil {
+		return err
+	}
+	return writePage(filepath.Join(dir, report.TrialsHTMLFile), func(w io.Writer) error { return report.TrialsHTML(w, s) })
 }
 
 // invariantFailures lists the failed invariants of every trial of s, each prefixed.
