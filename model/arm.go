@@ -93,6 +93,10 @@ type depRT struct {
 	errRate float64
 	faults  []int // active dependency faults, most recent last
 	hist    durHist
+	// p50 is the median service time measured over the last tick that had calls (kept
+	// when retries are decided by the deadline; the declared one before the first):
+	// what a service's retry must expect to need.
+	p50 time.Duration
 }
 
 // tickStats are counters reset every tick: the controller's and the alerts' signals.
@@ -439,7 +443,7 @@ func (a *arm) entryRetry(li int32, c cause) {
 		a.giveUp(li, c)
 		return
 	}
-	if !a.allowRetry(lg, c, ep.retries.backoff, cp) {
+	if !a.allowRetry(lg, c, ep.retries.backoff, 0, cp) {
 		a.giveUp(li, c)
 		return
 	}
@@ -451,7 +455,11 @@ func (a *arm) entryRetry(li int32, c cause) {
 }
 
 // allowRetry asks the policy whether a retry after c may be made; refusals are counted.
-func (a *arm) allowRetry(lg *logical, c cause, backoff time.Duration, cp *classPlan) bool {
+// The retry must expect to need its backoff, the policy's reserve and took: for a
+// service's retry of a call, the dependency's median service time over the last tick
+// (measured, see depRT.p50); for an entry's retry, 0 (its attempt's timeout is the time
+// left, and the queues drop it when that is too little).
+func (a *arm) allowRetry(lg *logical, c cause, backoff, took time.Duration, cp *classPlan) bool {
 	now := a.now()
 	left := budget.NoDeadline
 	if a.pol.propagate {
@@ -463,7 +471,7 @@ func (a *arm) allowRetry(lg *logical, c cause, backoff time.Duration, cp *classP
 			Idempotent:   cp.idempotent,
 			Deduplicated: a.pol.identity,
 			Remaining:    left,
-			Expected:     backoff + a.pol.reserve,
+			Expected:     backoff + a.pol.reserve + took,
 		})
 		if !d.Allowed {
 			a.rec.Suppressed(now, d.Reason.String())
@@ -471,7 +479,7 @@ func (a *arm) allowRetry(lg *logical, c cause, backoff time.Duration, cp *classP
 		}
 		return true
 	}
-	if a.pol.propagate && left <= backoff+a.pol.reserve {
+	if a.pol.propagate && left <= backoff+a.pol.reserve+took {
 		a.rec.Suppressed(now, budget.ReasonDeadline.String())
 		return false
 	}
@@ -979,7 +987,7 @@ func (a *arm) serve(ci int32, c *call, lg *logical, d time.Duration) {
 		c.err = a.draw(st.errPurp, lg.id, c.num, c.stage, c.try) < dr.errRate
 	}
 	a.hs.dep[c.dep].Call(now, c.connAt-c.asked, d)
-	if c.dep == int32(a.pol.trigger) {
+	if c.dep == int32(a.pol.trigger) || a.pol.retryByDeadline {
 		dr.hist.add(d)
 	}
 	a.schedule(d, evDepDone, ref(ci, c.gen))
@@ -1199,7 +1207,7 @@ func (a *arm) callFailed(ai int32, c cause) {
 	cp := &a.p.classes[lg.class]
 	st := &cp.stages[at.stage]
 	dp := &a.p.deps[st.dep]
-	if int(at.tries) < dp.retries.max && dp.retries.on(c) && a.allowRetry(lg, c, dp.retries.backoff, cp) {
+	if int(at.tries) < dp.retries.max && dp.retries.on(c) && a.allowRetry(lg, c, dp.retries.backoff, a.deps[st.dep].p50, cp) {
 		at.tries++
 		if dp.retries.backoff > 0 {
 			a.schedule(dp.retries.backoff, evCallRetry, ref(ai, at.gen))

@@ -21,6 +21,9 @@ type policyRT struct {
 	derived           bool
 	readyWarm         bool
 	freezeFailover    bool // the load state refuses failover traffic into the cell
+	// retryByDeadline: retries are refused when the time left cannot cover them (a
+	// budget, or propagation), so the dependencies' median service times are measured.
+	retryByDeadline bool
 
 	budget   *budget.Budget        // nil: layered retries
 	adm      *admission.Controller // nil: every request admitted
@@ -69,6 +72,7 @@ func newPolicy(p *plan, sc *scenario.Scenario, pol scenario.Policy, start time.T
 		}
 		rt.budget = b2
 	}
+	rt.retryByDeadline = rt.budget != nil || rt.propagate
 	q := pol.Queue
 	if q.Kind == scenario.QueueAge {
 		expected := rt.reserve

@@ -184,7 +184,13 @@ func (a *arm) tick() {
 	a.connUse(a.pol.trigger, 0)
 	a.trigArea = 0
 	for d := range a.deps {
-		a.deps[d].hist.reset()
+		dr := &a.deps[d]
+		if a.pol.retryByDeadline {
+			if q, ok := dr.hist.quantile(0.5); ok {
+				dr.p50 = q
+			}
+		}
+		dr.hist.reset()
 	}
 }
 
