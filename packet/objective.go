@@ -116,7 +116,7 @@ func (r *Recorder) evaluate(s ObjectiveSpec) Objective {
 			note = "never returned to Normal for good before the end of the run; value is the time observed"
 			// A bound can only pass on a measured value.
 			o.Value, o.Target, o.Op = value, bound(s), op(s)
-			o.Note = note
+			o.Note, o.Censored = note, true
 			return o
 		}
 		value = *rc.NormalS

@@ -164,6 +164,10 @@ type Objective struct {
 	// NoData marks an objective that could not be evaluated (no tick in its window or state,
 	// an unknown metric): Value is 0 and Pass is false.
 	NoData bool `json:"no_data,omitempty"`
+	// Censored marks a value that is only a lower bound, because what it measures had
+	// not happened when the run ended (a time_to_normal that never recovered: Value is
+	// the time observed). Pass is false.
+	Censored bool `json:"censored,omitempty"`
 }
 
 // Transition is one load-state change, with the policy generation it created.

@@ -424,7 +424,7 @@ func TestRecovery(t *testing.T) {
 	if a.Recovery.StabilizeS != nil || a.Recovery.NormalS != nil {
 		t.Errorf("recovery = %+v, want no stabilise or normal time", a.Recovery)
 	}
-	if o := a.Objectives[0]; o.Pass || o.Value != 6 || !strings.Contains(o.Note, "never returned to Normal") {
+	if o := a.Objectives[0]; o.Pass || o.Value != 6 || !o.Censored || o.NoData || !strings.Contains(o.Note, "never returned to Normal") {
 		t.Errorf("objective = %+v", o)
 	}
 

@@ -159,21 +159,45 @@ func hasObjectives(s *trials.Summary) bool {
 func objectiveSpreadCell(o trials.ObjectiveSpread) string {
 	cell := fmt.Sprintf("%d/%d", o.Passed, o.Of)
 	st := o.Value
-	if st.N == 0 {
+	v := objectiveFormat(o)
+	note := objectiveNote(o, v)
+	switch {
+	case st.N > 0:
+		cell += ": " + v(st.Median)
+		if lo, hi := v(st.Min), v(st.Max); lo != hi {
+			cell += " [" + lo + " – " + hi + "]"
+		}
+	case o.Censored > 0:
+		cell += ": –"
+	default:
 		return cell + ": n/a"
 	}
-	v := func(x float64) string { return objectiveValue(o.Metric, o.Unit, x) }
-	if o.Unit == "" {
-		v = func(x float64) string { return figureValue(trials.Figure{}, x, false) } // a count, or the median of two
-	}
-	cell += ": " + v(st.Median)
-	if lo, hi := v(st.Min), v(st.Max); lo != hi {
-		cell += " [" + lo + " – " + hi + "]"
-	}
-	if st.Missing > 0 {
-		cell += fmt.Sprintf(" (n/a in %d)", st.Missing)
+	if note != "" {
+		cell += " (" + note + ")"
 	}
 	return cell
+}
+
+// objectiveFormat formats the values of objective o in its unit.
+func objectiveFormat(o trials.ObjectiveSpread) func(float64) string {
+	if o.Unit == "" {
+		return func(x float64) string { return figureValue(trials.Figure{}, x, false) } // a count, or the median of two
+	}
+	return func(x float64) string { return objectiveValue(o.Metric, o.Unit, x) }
+}
+
+// objectiveNote says in how many trials objective o had no value, and in how many its
+// value was only a lower bound, with the least of those bounds: the value's median and
+// range leave both out.
+func objectiveNote(o trials.ObjectiveSpread, v func(float64) string) string {
+	var notes []string
+	if n := o.Value.Missing - o.Censored; n > 0 {
+		notes = append(notes, fmt.Sprintf("n/a in %d", n))
+	}
+	if o.Censored > 0 {
+		notes = append(notes, fmt.Sprintf("not by the end in %d: ≥ %s", o.Censored, v(o.Bound)))
+	}
+	return strings.Join(notes, "; ")
 }
 
 // spreadCell formats a figure's median and range in its unit; a figure missing from some

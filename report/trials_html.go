@@ -79,7 +79,7 @@ type trialObjective struct {
 }
 
 type objectiveView struct {
-	Passed, Value, Range, Class string
+	Passed, Value, Range, Note, Class string
 }
 
 func newTrialsPage(s *trials.Summary) *trialsPage {
@@ -198,13 +198,16 @@ func objectiveOf(o trials.ObjectiveSpread) objectiveView {
 		v.Class = "fail"
 	}
 	st := o.Value
+	val := objectiveFormat(o)
+	v.Note = objectiveNote(o, val)
 	if st.N == 0 {
 		v.Value = "n/a"
+		if o.Censored > 0 {
+			v.Value = "–"
+		} else {
+			v.Note = ""
+		}
 		return v
-	}
-	val := func(x float64) string { return objectiveValue(o.Metric, o.Unit, x) }
-	if o.Unit == "" {
-		val = func(x float64) string { return figureValue(trials.Figure{}, x, false) }
 	}
 	v.Value = val(st.Median)
 	if lo, hi := val(st.Min), val(st.Max); lo != hi {

@@ -376,3 +376,59 @@ func TestVaryMismatches(t *testing.T) {
 		t.Errorf("other seeds: %v", err)
 	}
 }
+
+// TestTrialsCensoredObjective checks that a time to Normal that had not come by the end of
+// a trial is kept out of the objective's median and range and reported as a lower bound,
+// in trials.json, the table and the page.
+func TestTrialsCensoredObjective(t *testing.T) {
+	s := sweep(t, trials.Config{Scenario: "synthetic", FirstSeed: 1, Trials: 5})
+	j := -1
+	for m, o := range s.Runs[0].Arms[1].Objectives {
+		if o.Metric == "time_to_normal" {
+			j = m
+		}
+	}
+	if j < 0 {
+		t.Fatal("no time_to_normal objective")
+	}
+	for r, v := range map[int]float64{1: 5, 3: 4} { // seeds 2 and 4 never recover: 5 s and 4 s observed
+		o := &s.Runs[r].Arms[1].Objectives[j]
+		o.Pass, o.Value, o.Censored = false, v, true
+	}
+	back, err := trials.Read([]byte(encodeSummary(t, s)), "s.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ob := back.Spread[1].Objectives[j]
+	if ob.Censored != 2 || ob.Bound != 4 || ob.Value.N != 3 || ob.Value.Missing != 2 || ob.Passed > 3 {
+		t.Fatalf("spread of the censored objective: %+v", ob)
+	}
+	var b bytes.Buffer
+	if err := Trials(&b, back); err != nil {
+		t.Fatal(err)
+	}
+	if want := "(not by the end in 2: ≥ 4)"; !strings.Contains(b.String(), want) {
+		t.Errorf("table lacks %q:\n%s", want, b.String())
+	}
+	page := newTrialsPage(back)
+	if n := page.Objectives[j].Cells[1].Note; n != "not by the end in 2: ≥ 4" {
+		t.Errorf("page note %q", n)
+	}
+
+	// Every trial censored: no median, only the bound.
+	for r := range back.Runs {
+		o := &back.Runs[r].Arms[1].Objectives[j]
+		o.Pass, o.Value, o.Censored = false, 6-float64(r)/2, true
+	}
+	back, err = trials.Read([]byte(encodeSummary(t, back)), "s.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.Reset()
+	if err := Trials(&b, back); err != nil {
+		t.Fatal(err)
+	}
+	if want := "0/5: – (not by the end in 5: ≥ 4)"; !strings.Contains(b.String(), want) {
+		t.Errorf("table lacks %q:\n%s", want, b.String())
+	}
+}

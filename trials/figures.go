@@ -133,7 +133,7 @@ func armRun(a *packet.Arm) ArmRun {
 		}
 	}
 	for _, o := range a.Objectives {
-		r.Objectives = append(r.Objectives, ObjectiveRun{Name: o.Name, Metric: o.Metric, Unit: o.Unit, Pass: o.Pass, Value: o.Value, NoData: o.NoData})
+		r.Objectives = append(r.Objectives, ObjectiveRun{Name: o.Name, Metric: o.Metric, Unit: o.Unit, Pass: o.Pass, Value: o.Value, NoData: o.NoData, Censored: o.Censored})
 	}
 	for _, inv := range a.Invariants {
 		if !inv.Pass {

@@ -67,6 +67,8 @@ type ObjectiveRun struct {
 	Pass   bool    `json:"pass"`
 	Value  float64 `json:"value"`
 	NoData bool    `json:"no_data,omitempty"`
+	// Censored: Value is a lower bound ([packet.Objective.Censored]).
+	Censored bool `json:"censored,omitempty"`
 }
 
 // Stats is the spread of one figure across trials. N counts the trials that measured it and
@@ -94,14 +96,18 @@ type ArmSpread struct {
 }
 
 // ObjectiveSpread counts the trials an objective passed in, and spreads its value over the
-// trials that could evaluate it (Value.Missing counts those that could not).
+// trials that measured it (Value.Missing counts those that did not: no data, or a
+// censored value). Censored counts the trials whose value is only a lower bound (a
+// return to Normal that had not come by the end); Bound is the least of those bounds.
 type ObjectiveSpread struct {
-	Name   string `json:"name"`
-	Metric string `json:"metric"`
-	Unit   string `json:"unit"`
-	Passed int    `json:"passed"`
-	Of     int    `json:"of"`
-	Value  Stats  `json:"value"`
+	Name     string  `json:"name"`
+	Metric   string  `json:"metric"`
+	Unit     string  `json:"unit"`
+	Passed   int     `json:"passed"`
+	Of       int     `json:"of"`
+	Value    Stats   `json:"value"`
+	Censored int     `json:"censored,omitempty"`
+	Bound    float64 `json:"bound,omitempty"`
 }
 
 // Delta is the trial-by-trial difference Arm − Versus of each figure.
@@ -243,7 +249,13 @@ func (s *Summary) compute() {
 					ob.Passed++
 				}
 				vals[r] = nil
-				if !x.NoData {
+				switch {
+				case x.Censored:
+					if ob.Censored == 0 || x.Value < ob.Bound {
+						ob.Bound = x.Value
+					}
+					ob.Censored++
+				case !x.NoData:
 					vals[r] = &x.Value
 				}
 			}
