@@ -61,10 +61,11 @@ func Read(b []byte, name string) (*Summary, error) {
 	dec.DisallowUnknownFields()
 	var s Summary
 	if err := dec.Decode(&s); err != nil {
-		return nil, decodeError(b, name, dec, err)
+		return nil, decodeError(b, name, File, dec, err)
 	}
+	end := int(dec.InputOffset())
 	if _, err := dec.Token(); err != io.EOF {
-		line, col := position(b, int(dec.InputOffset()))
+		line, col := position(b, skipSpace(b, end))
 		return nil, fmt.Errorf("%s:%d:%d: unexpected data after the summary; expected one JSON object", name, line, col)
 	}
 	if s.Scenario == "" {
@@ -96,8 +97,18 @@ func keys(fs []Figure) string {
 	return strings.Join(ks, ", ")
 }
 
-// decodeError gives a JSON decoding error the file's line and column.
-func decodeError(b []byte, name string, dec *json.Decoder, err error) error {
+// skipSpace returns the offset of the first byte at or after off that is not JSON
+// whitespace (len(b) if none).
+func skipSpace(b []byte, off int) int {
+	for off < len(b) && (b[off] == ' ' || b[off] == '\n' || b[off] == '\t' || b[off] == '\r') {
+		off++
+	}
+	return off
+}
+
+// decodeError gives a JSON decoding error the file's line and column; what names the kind
+// of file expected (trials.json, vary.json).
+func decodeError(b []byte, name, what string, dec *json.Decoder, err error) error {
 	off := int(dec.InputOffset())
 	var syn *json.SyntaxError
 	var typ *json.UnmarshalTypeError
@@ -105,7 +116,7 @@ func decodeError(b []byte, name string, dec *json.Decoder, err error) error {
 	switch {
 	case errors.As(err, &syn):
 		off = int(syn.Offset) - 1 // the offset is just past the offending byte
-		msg = syn.Error() + "; expected the JSON of a " + File
+		msg = syn.Error() + "; expected the JSON of a " + what
 	case errors.As(err, &typ):
 		off = valueStart(b, int(typ.Offset))
 		msg = fmt.Sprintf("%s is a JSON %s; expected %s", typ.Field, typ.Value, typ.Type)
@@ -116,10 +127,10 @@ func decodeError(b []byte, name string, dec *json.Decoder, err error) error {
 			off = i
 		}
 	case errors.Is(err, io.EOF):
-		return fmt.Errorf("%s: empty file; expected the JSON of a %s", name, File)
+		return fmt.Errorf("%s: empty file; expected the JSON of a %s", name, what)
 	case errors.Is(err, io.ErrUnexpectedEOF):
 		off = len(b)
-		msg = "the file ends inside the JSON; expected the rest of the summary"
+		msg = "the file ends inside the JSON; expected the rest of the " + what
 	}
 	line, col := position(b, off)
 	return fmt.Errorf("%s:%d:%d: %s", name, line, col, strings.TrimPrefix(msg, "json: "))
