@@ -203,3 +203,48 @@ func TestBrowserTrials(t *testing.T) {
 		}
 	})
 }
+
+// gridsJS measures a grid page: the page's width and each grid table's drawn size.
+const gridsJS = `(() => ({docScrollW: document.documentElement.scrollWidth, innerWidth: innerWidth,
+  scripts: document.scripts.length,
+  grids: [...document.querySelectorAll('table.grid')].map(t => { const r = t.getBoundingClientRect(); return [r.width, r.height]; })}))()`
+
+type gridsDrawn struct {
+	DocScrollW float64     `json:"docScrollW"`
+	InnerWidth float64     `json:"innerWidth"`
+	Scripts    int         `json:"scripts"`
+	Grids      [][]float64 `json:"grids"`
+}
+
+// TestBrowserVary opens the golden grid page (testdata/vary.html: x.y = 1, 2 × z = a, b, c)
+// at 375 px, 1280 px and in print: the page does not scroll sideways (a wide grid scrolls
+// in its own box), it has no script and requests nothing, and every grid — one per arm of
+// each objective, per arm and difference of each figure, per arm of the invariants — is
+// drawn with some size.
+func TestBrowserVary(t *testing.T) {
+	g := varyGrid(t, []string{"x.y", "z"}, [][]string{{"1", "2"}, {"a", "b", "c"}})
+	s := g.Sums[0]
+	want := len(s.Figures)*(len(s.Spread)+len(s.Deltas)) + (len(s.Spread[0].Objectives)+1)*len(s.Spread)
+	forEachView(t, map[string]string{
+		"synthetic-vary": filepath.Join("testdata", VaryHTMLFile),
+	}, func(t *testing.T, br *browsertest.Browser, _ string, _ int64, _ string) {
+		m, err := chromedp.Run(br.Context(), chromedp.Evaluate[gridsDrawn](gridsJS))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.DocScrollW > m.InnerWidth {
+			t.Errorf("the page scrolls sideways: scrollWidth %v > innerWidth %v", m.DocScrollW, m.InnerWidth)
+		}
+		if m.Scripts != 0 {
+			t.Errorf("the page has %d scripts", m.Scripts)
+		}
+		if len(m.Grids) != want {
+			t.Errorf("%d grids drawn, want %d", len(m.Grids), want)
+		}
+		for i, r := range m.Grids {
+			if r[0] < 100 || r[1] < 40 {
+				t.Errorf("grid %d drawn %v × %v px", i, r[0], r[1])
+			}
+		}
+	})
+}

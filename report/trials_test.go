@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -323,30 +324,40 @@ func encodeSummary(t *testing.T, s *trials.Summary) string {
 	return b.String()
 }
 
-// varySweeps runs the synthetic sweep at two values of an input, the draws of the second
-// shifted so that its figures differ.
-func varySweeps(t *testing.T) []*trials.Summary {
+// varyGrid runs the synthetic sweep at every combination of the inputs' values (as
+// goodput replay --vary does, "seed=9" set for all), each combination's draws shifted so
+// that its figures differ.
+func varyGrid(t *testing.T, paths []string, values [][]string) VaryGrid {
 	t.Helper()
-	var sums []*trials.Summary
-	for v, value := range []string{"1", "2"} {
+	g := VaryGrid{Paths: paths, Values: values}
+	n := 1
+	for _, v := range values {
+		n *= len(v)
+	}
+	for i := range n {
+		set := []string{"seed=9"}
+		for k, v := range g.Combination(i) {
+			set = append(set, paths[k]+"="+v)
+		}
 		run := func(_ context.Context, seed uint64, _ func(done, total time.Duration)) (*packet.Packet, error) {
-			s := seed + 100*uint64(v)
+			s := seed + 100*uint64(i)
 			return &packet.Packet{Scenario: "synthetic", Seed: seed, Arms: []packet.Arm{
 				seededArm("baseline", false, s), seededArm("protected", true, s),
 			}}, nil
 		}
-		s, err := trials.Run(context.Background(), trials.Config{Scenario: "synthetic", Set: []string{"seed=9", "x.y=" + value}, FirstSeed: 1, Trials: 3}, run, nil)
+		s, err := trials.Run(context.Background(), trials.Config{Scenario: "synthetic", Set: set, FirstSeed: 1, Trials: 3}, run, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		sums = append(sums, s)
+		g.Sums = append(g.Sums, s)
 	}
-	return sums
+	return g
 }
 
 func TestVaryGolden(t *testing.T) {
 	var b bytes.Buffer
-	if err := Vary(&b, "x.y", []string{"1", "2"}, varySweeps(t)); err != nil {
+	g := varyGrid(t, []string{"x.y"}, [][]string{{"1", "2"}})
+	if err := Vary(&b, g); err != nil {
 		t.Fatal(err)
 	}
 	golden(t, "vary.txt", b.Bytes())
@@ -354,25 +365,53 @@ func TestVaryGolden(t *testing.T) {
 	if !strings.Contains(out, "\nset: seed=9\n") {
 		t.Error("the header does not list the inputs set for every value")
 	}
-	if err := Vary(&b, "x.y", []string{"1"}, varySweeps(t)); err == nil {
+	g.Values[0] = g.Values[0][:1]
+	if err := Vary(&b, g); err == nil {
 		t.Error("one value for two sweeps: no error")
+	}
+}
+
+// TestVaryGridGolden checks the table of two inputs varied together: a row per
+// combination, the last input changing fastest.
+func TestVaryGridGolden(t *testing.T) {
+	g := varyGrid(t, []string{"x.y", "z"}, [][]string{{"1", "2"}, {"a", "b", "c"}})
+	if got, want := g.Combination(4), []string{"2", "b"}; !slices.Equal(got, want) {
+		t.Errorf("combination 4 = %v, want %v", got, want)
+	}
+	var b bytes.Buffer
+	if err := Vary(&b, g); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "vary-grid.txt", b.Bytes())
+	out := b.String()
+	for _, want := range []string{
+		"goodput vary: synthetic   x.y = 1, 2   ×   z = a, b, c   seeds 1–3",
+		"\nset: seed=9\n",
+		"\n    1, a ", "\n    2, c ",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("table lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Index(out, "\n    1, c ") > strings.Index(out, "\n    2, a ") {
+		t.Error("rows not in row-major order")
 	}
 }
 
 // Values that change the objectives leave them to each value's page; values run on other
 // seeds are refused.
 func TestVaryMismatches(t *testing.T) {
-	sums := varySweeps(t)
-	sums[1].Spread[0].Objectives[0].Name = "renamed"
+	g := varyGrid(t, []string{"x.y"}, [][]string{{"1", "2"}})
+	g.Sums[1].Spread[0].Objectives[0].Name = "renamed"
 	var b bytes.Buffer
-	if err := Vary(&b, "x.y", []string{"1", "2"}, sums); err != nil {
+	if err := Vary(&b, g); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(b.String(), "Objectives: not the same at every value") {
 		t.Errorf("table:\n%s", b.String())
 	}
-	sums[1].Runs[0].Seed = 99
-	if err := Vary(&b, "x.y", []string{"1", "2"}, sums); err == nil || !strings.Contains(err.Error(), "ran seeds") {
+	g.Sums[1].Runs[0].Seed = 99
+	if err := Vary(&b, g); err == nil || !strings.Contains(err.Error(), "ran seeds") || !strings.Contains(err.Error(), "x.y=2") {
 		t.Errorf("other seeds: %v", err)
 	}
 }

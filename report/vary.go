@@ -10,47 +10,116 @@ import (
 	"goodput/trials"
 )
 
-// Vary writes a sweep run at several values of one input (goodput replay --vary): for every
-// figure, a row per value with each arm's median and range across the trials and each
-// arm's difference from the first arm, then the objectives' pass counts by value. sums[i]
-// is the sweep at values[i]; every sweep must have the same arms and seeds. When the
-// values change the objectives, the table leaves them to each value's page.
-func Vary(w io.Writer, path string, values []string, sums []*trials.Summary) error {
-	if len(values) != len(sums) || len(sums) == 0 {
-		return fmt.Errorf("report: %d values for %d sweeps", len(values), len(sums))
+// VaryGrid is a sweep run at every combination of the values of one or more inputs
+// (goodput replay --vary, given once per input): the table ([Vary]) and the page
+// ([VaryHTML]) show each figure across the combinations.
+type VaryGrid struct {
+	// Paths are the inputs varied, in the order given; Values[k] are the values of
+	// Paths[k].
+	Paths  []string
+	Values [][]string
+	// Sums holds one sweep per combination, in row-major order: the last input's value
+	// changes fastest. Every sweep must have the same arms and seeds.
+	Sums []*trials.Summary
+	// Links are the combinations' pages (trials.html) relative to the grid's page, in the
+	// order of Sums; nil when there are none.
+	Links []string
+}
+
+// Combination returns the values of combination i, one per input.
+func (g VaryGrid) Combination(i int) []string {
+	vals := make([]string, len(g.Paths))
+	for k := len(g.Paths) - 1; k >= 0; k-- {
+		n := len(g.Values[k])
+		vals[k] = g.Values[k][i%n]
+		i /= n
 	}
-	first := sums[0]
+	return vals
+}
+
+// check reports a grid whose sweeps do not fit its inputs, or differ in arms or seeds,
+// and whether every sweep has the same objectives.
+func (g VaryGrid) check() (sameObjectives bool, err error) {
+	n := 1
+	for _, v := range g.Values {
+		n *= len(v)
+	}
+	if len(g.Paths) == 0 || len(g.Values) != len(g.Paths) || n == 0 || len(g.Sums) != n || (g.Links != nil && len(g.Links) != n) {
+		return false, fmt.Errorf("report: %d sweeps for %d inputs of %d combinations", len(g.Sums), len(g.Paths), n)
+	}
+	first := g.Sums[0]
 	arms := first.Arms()
-	sameObjectives := true
-	for i, s := range sums[1:] {
+	sameObjectives = true
+	for i, s := range g.Sums[1:] {
+		at := g.label(i+1, "=")
 		if got := s.Arms(); !slices.Equal(got, arms) {
-			return fmt.Errorf("report: the sweep at %s=%s has arms %v, at %s=%s %v", path, values[i+1], got, path, values[0], arms)
+			return false, fmt.Errorf("report: the sweep at %s has arms %v, at %s %v", at, got, g.label(0, "="), arms)
 		}
 		if !slices.EqualFunc(s.Runs, first.Runs, func(a, b trials.Trial) bool { return a.Seed == b.Seed }) {
-			return fmt.Errorf("report: the sweep at %s=%s ran %s, at %s=%s %s", path, values[i+1], s.Seeds(), path, values[0], first.Seeds())
+			return false, fmt.Errorf("report: the sweep at %s ran %s, at %s %s", at, s.Seeds(), g.label(0, "="), first.Seeds())
 		}
 		sameObjectives = sameObjectives && len(s.Spread) > 0 && len(first.Spread) > 0 &&
 			slices.EqualFunc(s.Spread[0].Objectives, first.Spread[0].Objectives, func(a, b trials.ObjectiveSpread) bool { return a.Name == b.Name })
 	}
+	return sameObjectives, nil
+}
+
+// Label names combination i as its overrides: "PATH=VALUE, PATH2=VALUE2".
+func (g VaryGrid) Label(i int) string { return g.label(i, "=") }
+
+// label names combination i: "PATH=VALUE, …" with sep "=", or its values alone ("7, 22")
+// with sep "".
+func (g VaryGrid) label(i int, sep string) string {
+	vals := g.Combination(i)
+	if sep == "" {
+		return strings.Join(vals, ", ")
+	}
+	for k, v := range vals {
+		vals[k] = g.Paths[k] + sep + v
+	}
+	return strings.Join(vals, ", ")
+}
+
+// setElsewhere lists the overrides every combination shares: the first sweep's, less
+// the inputs varied.
+func (g VaryGrid) setElsewhere() []string {
+	var set []string
+	for _, o := range g.Sums[0].Set {
+		if !slices.ContainsFunc(g.Paths, func(p string) bool { return strings.HasPrefix(o, p+"=") }) {
+			set = append(set, o)
+		}
+	}
+	return set
+}
+
+// Vary writes the table of g: for every figure, a row per combination with each arm's
+// median and range across the trials and each arm's difference from the first arm, then
+// the objectives' pass counts by combination. When the combinations change the
+// objectives, the table leaves them to each combination's page.
+func Vary(w io.Writer, g VaryGrid) error {
+	sameObjectives, err := g.check()
+	if err != nil {
+		return err
+	}
+	first := g.Sums[0]
+	arms := first.Arms()
+	head := make([]string, len(g.Paths))
+	for k, p := range g.Paths {
+		head[k] = p + " = " + strings.Join(g.Values[k], ", ")
+	}
 	var out bytes.Buffer
-	fmt.Fprintf(&out, "goodput vary: %s   %s = %s   %s", first.Scenario, path, strings.Join(values, ", "), first.Seeds())
+	fmt.Fprintf(&out, "goodput vary: %s   %s   %s", first.Scenario, strings.Join(head, "   ×   "), first.Seeds())
 	if first.Complete() {
 		fmt.Fprintf(&out, "   %s each", plural(first.Trials, "trial"))
 	} else {
 		fmt.Fprintf(&out, "   shard %s: %d of %d trials each", shardOf(first), len(first.Runs), first.Trials)
 	}
 	fmt.Fprintf(&out, "   %s\n", plural(len(arms), "arm"))
-	var set []string // the inputs set for every value, less the one varied
-	for _, o := range first.Set {
-		if !strings.HasPrefix(o, path+"=") {
-			set = append(set, o)
-		}
-	}
-	if len(set) > 0 {
+	if set := g.setElsewhere(); len(set) > 0 {
 		fmt.Fprintf(&out, "set: %s\n", strings.Join(set, "; "))
 	}
 	if !legend(&out, first) {
-		_, err := w.Write(out.Bytes())
+		_, err = w.Write(out.Bytes())
 		return err
 	}
 	t := newSpreadTable(first)
@@ -61,8 +130,8 @@ func Vary(w io.Writer, path string, values []string, sums []*trials.Summary) err
 			t.row(section)
 		}
 		t.row("  " + f.Label)
-		for v, s := range sums {
-			cells := []string{"    " + values[v]}
+		for v, s := range g.Sums {
+			cells := []string{"    " + g.label(v, "")}
 			for _, a := range s.Spread {
 				cells = append(cells, spreadCell(f, a.Figures[i], false))
 			}
@@ -78,8 +147,8 @@ func Vary(w io.Writer, path string, values []string, sums []*trials.Summary) err
 		t.row("Objectives (trials passed: value)")
 		for j, o := range first.Spread[0].Objectives {
 			t.row("  " + o.Name)
-			for v, s := range sums {
-				cells := []string{"    " + values[v]}
+			for v, s := range g.Sums {
+				cells := []string{"    " + g.label(v, "")}
 				for _, a := range s.Spread {
 					cells = append(cells, objectiveSpreadCell(a.Objectives[j]))
 				}
@@ -88,8 +157,8 @@ func Vary(w io.Writer, path string, values []string, sums []*trials.Summary) err
 		}
 	}
 	t.row("Invariants (trials that held all)")
-	for v, s := range sums {
-		cells := []string{"    " + values[v]}
+	for v, s := range g.Sums {
+		cells := []string{"    " + g.label(v, "")}
 		for _, a := range s.Spread {
 			cells = append(cells, fmt.Sprintf("%d/%d", len(s.Runs)-a.InvariantFailures, len(s.Runs)))
 		}
@@ -98,6 +167,6 @@ func Vary(w io.Writer, path string, values []string, sums []*trials.Summary) err
 	if err := t.flush(&out); err != nil {
 		return err
 	}
-	_, err := w.Write(out.Bytes())
+	_, err = w.Write(out.Bytes())
 	return err
 }

@@ -61,7 +61,7 @@ const progressDelay = time.Second
 
 func replayUsage(w io.Writer, fs *flag.FlagSet) {
 	fmt.Fprintln(w, "usage: goodput replay FILE.scenario.yaml [--seed N] [--set PATH=VALUE]… [--out DIR] [--json] [--quiet]")
-	fmt.Fprintln(w, "       goodput replay FILE.scenario.yaml --trials N [--vary PATH=V1,V2,…] [--shard i/n] [--parallel N] [--seed N] [--out DIR [--packets]] [--json]")
+	fmt.Fprintln(w, "       goodput replay FILE.scenario.yaml --trials N [--vary PATH=V1,V2,…]… [--shard i/n] [--parallel N] [--seed N] [--out DIR [--packets]] [--json]")
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "Replays the scenario's incident under every arm (policy) on identical offered load and")
 	fmt.Fprintln(w, "random draws, prints the arms side by side, and with --out writes packet.json, series.csv,")
@@ -76,8 +76,12 @@ func replayUsage(w io.Writer, fs *flag.FlagSet) {
 	fmt.Fprintln(w, "trials.html (the same as a page, with each trial as a dot), and with --packets each")
 	fmt.Fprintln(w, "trial's packet directory in DIR/seed-N. --shard i/n runs every n-th trial from the i-th")
 	fmt.Fprintln(w, "(i from 0) for a batch job; 'goodput merge' joins the shards' trials.json into what one")
-	fmt.Fprintln(w, "unsharded run writes. --vary runs the sweep once for each value of one input (as --set)")
-	fmt.Fprintln(w, "and prints each figure by value; --out DIR gets a directory per value (DIR/00-VALUE, …).")
+	fmt.Fprintln(w, "unsharded run writes. --vary runs the sweep once for each value of an input (as --set)")
+	fmt.Fprintln(w, "and prints each figure by value; given for several inputs it runs every combination of")
+	fmt.Fprintln(w, "their values (a grid: the last input changes fastest). --out DIR gets a directory per")
+	fmt.Fprintln(w, "value, one level per input (DIR/00-VALUE/01-VALUE2, …), vary.html (the grid as a page,")
+	fmt.Fprintln(w, "each figure and objective by combination) and vary.json (its manifest, which 'goodput")
+	fmt.Fprintln(w, "merge' reads to join a grid's shards).")
 	fmt.Fprintln(w)
 	fs.PrintDefaults()
 }
@@ -92,7 +96,7 @@ type replayFlags struct {
 	quiet   bool
 
 	set       []scenario.Override
-	vary      *varySpec
+	vary      []*varySpec // one per input varied, in order
 	trials    int
 	trialsSet bool
 	packets   bool
@@ -117,13 +121,18 @@ func parseReplayFlags(args []string, stderr io.Writer) (replayFlags, error) {
 		f.set = append(f.set, o)
 		return nil
 	})
-	fs.Func("vary", "run the sweep once for each value of one input, `PATH=V1,V2,…` (as --set; e.g. load.schedule.0.rate=8000/s,9000/s,10000/s)", func(v string) error {
-		if f.vary != nil {
-			return errors.New("one --vary at a time")
-		}
+	fs.Func("vary", "run the sweep once for each value of an input, `PATH=V1,V2,…` (as --set; e.g. load.schedule.0.rate=8000/s,9000/s,10000/s); repeat it for a grid of every combination", func(v string) error {
 		vs, err := parseVary(v)
-		f.vary = vs
-		return err
+		if err != nil {
+			return err
+		}
+		for _, o := range f.vary {
+			if o.Path == vs.Path {
+				return fmt.Errorf("vary %q: %s is already varied", v, vs.Path)
+			}
+		}
+		f.vary = append(f.vary, vs)
+		return nil
 	})
 	fs.IntVar(&f.trials, "trials", 0, "run a sweep of `N` seeds from the first (default: the scenario's trials, else 1)")
 	fs.Func("shard", "run only shard `i/n` of the sweep's trials (i from 0; the trials k with k mod n = i)", func(v string) error {
@@ -156,7 +165,7 @@ func parseReplayFlags(args []string, stderr io.Writer) (replayFlags, error) {
 	if f.trialsSet && f.trials < 1 {
 		return f, fmt.Errorf("%w: replay: --trials %d: expected 1 or more", errUsage, f.trials)
 	}
-	if f.vary != nil && f.json {
+	if len(f.vary) > 0 && f.json {
 		return f, fmt.Errorf("%w: replay: --json writes one summary; with --vary each value's trials.json goes under --out DIR", errUsage)
 	}
 	if f.packets && f.out == "" {
@@ -203,7 +212,7 @@ func replay(ctx context.Context, args []string, stdout, stderr io.Writer, env re
 	if f.trialsSet {
 		n = f.trials
 	}
-	if n > 1 || f.shard != (trials.Shard{}) || f.vary != nil { // any --shard makes a sweep, whose trials.json merge reads
+	if n > 1 || f.shard != (trials.Shard{}) || len(f.vary) > 0 { // any --shard makes a sweep, whose trials.json merge reads
 		return sweep(ctx, sc, f, seed, n, stdout, stderr, env)
 	}
 

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -23,34 +24,27 @@ import (
 // seedDir is the directory, under a sweep's --out, of one trial's packet (--packets).
 func seedDir(seed uint64) string { return fmt.Sprintf("seed-%d", seed) }
 
-// variant is one scenario a sweep runs: the scenario as loaded (with --set), or one value
-// of --vary; set lists its overrides and out is where its outputs go ("" for none).
+// variant is one scenario a sweep runs: the scenario as loaded (with --set), or one
+// combination of the --vary values; set lists its overrides and out is where its outputs
+// go ("" for none), dir that directory relative to --out.
 type variant struct {
-	sc    *scenario.Scenario
-	set   []string
-	value string // the --vary value, "" without --vary
-	out   string
+	sc  *scenario.Scenario
+	set []string
+	out string
+	dir string
 }
 
 // sweep runs n trials of sc (seeds first, first+1, …; only f.shard's when it is set), for
-// each value of --vary if it is given, and writes their summaries: the table, or
-// trials.json to stdout with --json, and trials.json and trials.html in --out DIR (one
-// directory per value under it with --vary).
+// each combination of the --vary values if any are given, and writes their summaries:
+// the table, or trials.json to stdout with --json, and trials.json and trials.html in
+// --out DIR (with --vary, one directory per combination under it, and the grid's page).
 func sweep(ctx context.Context, sc *scenario.Scenario, f replayFlags, first uint64, n int, stdout, stderr io.Writer, env replayEnv) error {
 	variants := []variant{{sc: sc, set: overrideStrings(f.set), out: f.out}}
-	if f.vary != nil {
-		variants = nil
-		for i, v := range f.vary.Values {
-			o := scenario.Override{Path: f.vary.Path, Value: v}
-			sci, err := sc.With(o) // sc has the --set overrides already
-			if err != nil {
-				return fmt.Errorf("%s: --vary: %w", f.file, err)
-			}
-			vr := variant{sc: sci, set: append(overrideStrings(f.set), o.String()), value: v}
-			if f.out != "" {
-				vr.out = filepath.Join(f.out, varyDir(i, v))
-			}
-			variants = append(variants, vr)
+	var grid report.VaryGrid
+	if len(f.vary) > 0 {
+		var err error
+		if variants, grid, err = varyVariants(sc, f); err != nil {
+			return err
 		}
 	}
 	var tp *trialProgress
@@ -72,40 +66,95 @@ func sweep(ctx context.Context, sc *scenario.Scenario, f replayFlags, first uint
 		sums[i] = s
 	}
 	tp.finish()
-	if f.vary == nil {
+	if len(f.vary) == 0 {
 		return writeSweep(sums[0], f.out, f.json, f.quiet, stdout, stderr)
 	}
-	for i, v := range variants {
-		if v.out != "" {
-			if err := writeSweepDir(sums[i], v.out); err != nil {
+	grid.Sums = sums
+	manifest := &trials.Grid{Paths: grid.Paths, Values: grid.Values}
+	for _, v := range variants {
+		manifest.Dirs = append(manifest.Dirs, filepath.ToSlash(v.dir))
+	}
+	return writeGrid(manifest, grid, f.out, f.quiet, stdout, stderr)
+}
+
+// writeGrid writes a grid's sweeps: with out, each combination's trials.json and
+// trials.html in its directory (manifest.Dirs, under out), the manifest (vary.json) and
+// the grid's page (vary.html); then the table, unless quiet. A failed invariant in any
+// trial is an error, reported after everything is written.
+func writeGrid(manifest *trials.Grid, grid report.VaryGrid, out string, quiet bool, stdout, stderr io.Writer) error {
+	if out != "" {
+		grid.Links = nil
+		for i, d := range manifest.Dirs {
+			if err := writeSweepDir(grid.Sums[i], filepath.Join(out, filepath.FromSlash(d))); err != nil {
 				return err
 			}
+			grid.Links = append(grid.Links, d+"/"+report.TrialsHTMLFile)
 		}
-	}
-	if !f.quiet {
-		values := make([]string, len(variants))
-		for i, v := range variants {
-			values[i] = v.value
-		}
-		if err := report.Vary(stdout, f.vary.Path, values, sums); err != nil {
+		if err := manifest.WriteDir(out); err != nil {
 			return err
 		}
-		if f.out != "" {
-			dirs := make([]string, len(variants))
-			for i, v := range variants {
-				dirs[i] = v.out
-			}
-			fmt.Fprintf(stderr, "goodput: wrote %s and %s to %s\n", trials.File, report.TrialsHTMLFile, strings.Join(dirs, ", "))
+		if err := writePage(filepath.Join(out, report.VaryHTMLFile), func(w io.Writer) error { return report.VaryHTML(w, grid) }); err != nil {
+			return err
+		}
+	}
+	if !quiet {
+		if err := report.Vary(stdout, grid); err != nil {
+			return err
+		}
+		if out != "" {
+			fmt.Fprintf(stderr, "goodput: wrote %s, %s and each combination's %s and %s to %s (%s)\n", trials.GridFile, report.VaryHTMLFile, trials.File, report.TrialsHTMLFile, out, gridDirs(manifest.Dirs))
 		}
 	}
 	var failed []string
-	for i, s := range sums {
-		failed = append(failed, invariantFailures(s, f.vary.Path+"="+variants[i].value+", ")...)
+	for i, s := range grid.Sums {
+		failed = append(failed, invariantFailures(s, grid.Label(i)+", ")...)
 	}
 	if len(failed) > 0 {
 		return fmt.Errorf("invariant failed: %s", strings.Join(failed, "; "))
 	}
 	return nil
+}
+
+// varyVariants makes a variant of sc (which has the --set overrides already) for every
+// combination of the --vary values, in row-major order, and the grid that shows them.
+func varyVariants(sc *scenario.Scenario, f replayFlags) ([]variant, report.VaryGrid, error) {
+	g := report.VaryGrid{}
+	n := 1
+	for _, vs := range f.vary {
+		g.Paths = append(g.Paths, vs.Path)
+		g.Values = append(g.Values, vs.Values)
+		n *= len(vs.Values)
+	}
+	variants := make([]variant, n)
+	for i := range variants {
+		var (
+			overrides []scenario.Override
+			dirs      []string
+		)
+		for k, v := range g.Combination(i) {
+			overrides = append(overrides, scenario.Override{Path: g.Paths[k], Value: v})
+			dirs = append(dirs, varyDir(slices.Index(g.Values[k], v), v))
+		}
+		sci, err := sc.With(overrides...)
+		if err != nil {
+			return nil, g, fmt.Errorf("%s: --vary: %w", f.file, err)
+		}
+		vr := variant{sc: sci, set: overrideStrings(append(slices.Clone(f.set), overrides...)), dir: filepath.Join(dirs...)}
+		if f.out != "" {
+			vr.out = filepath.Join(f.out, vr.dir)
+		}
+		variants[i] = vr
+	}
+	return variants, g, nil
+}
+
+// gridDirs lists a grid's directories: every one for a handful, else the first and the
+// last.
+func gridDirs(dirs []string) string {
+	if len(dirs) <= 4 {
+		return strings.Join(dirs, ", ")
+	}
+	return fmt.Sprintf("%s, …, %s: %d directories", dirs[0], dirs[len(dirs)-1], len(dirs))
 }
 
 // runTrials runs the trials of one variant.
@@ -310,7 +359,9 @@ func runMerge(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintln(stderr, "Joins the trials.json that 'goodput replay --trials N --shard i/n' wrote for each shard")
 		fmt.Fprintln(stderr, "(SHARD is the file or the directory holding it) into the summary of the whole sweep,")
 		fmt.Fprintln(stderr, "byte for byte what one unsharded run writes. The shards must be of one scenario, first")
-		fmt.Fprintln(stderr, "seed and number of trials, and hold every trial once.")
+		fmt.Fprintln(stderr, "seed and number of trials, and hold every trial once. Shards of a grid (--vary, each")
+		fmt.Fprintln(stderr, "SHARD the directory holding its vary.json) are merged combination by combination, and")
+		fmt.Fprintln(stderr, "--out DIR gets the whole grid: its directories, vary.json and vary.html.")
 		fmt.Fprintln(stderr)
 		fs.PrintDefaults()
 	}
@@ -325,17 +376,70 @@ func runMerge(args []string, stdout, stderr io.Writer) error {
 		fs.Usage()
 		return fmt.Errorf("%w: merge needs the shards' trials.json files or directories", errUsage)
 	}
+	grids := 0
+	for _, p := range paths {
+		if _, err := os.Stat(filepath.Join(p, trials.GridFile)); err == nil {
+			grids++
+		}
+	}
+	switch {
+	case grids > 0 && grids < len(paths):
+		return fmt.Errorf("%w: merge: %d of the %d shards are grids (a %s in the directory); merge shards of one sweep", errUsage, grids, len(paths), trials.GridFile)
+	case grids > 0 && *asJSON:
+		return fmt.Errorf("%w: merge: --json writes one summary; a grid's go under --out DIR", errUsage)
+	case grids > 0:
+		return mergeGrid(paths, *out, *quiet, stdout, stderr)
+	}
+	s, err := mergeShards(paths)
+	if err != nil {
+		return err
+	}
+	return writeSweep(s, *out, *asJSON, *quiet, stdout, stderr)
+}
+
+// mergeShards merges the summaries at paths (each a trials.json or its directory).
+func mergeShards(paths []string) (*trials.Summary, error) {
 	parts := make([]*trials.Summary, len(paths))
 	for i, p := range paths {
 		s, err := trials.ReadFile(p)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		parts[i] = s
 	}
 	s, err := trials.Merge(parts...)
 	if err != nil {
-		return fmt.Errorf("merge: %w", err)
+		return nil, fmt.Errorf("merge: %w", err)
 	}
-	return writeSweep(s, *out, *asJSON, *quiet, stdout, stderr)
+	return s, nil
+}
+
+// mergeGrid merges the shards of a grid, each the directory of its vary.json: the
+// summaries in each combination's directory are merged, and the whole grid written.
+func mergeGrid(shards []string, out string, quiet bool, stdout, stderr io.Writer) error {
+	var manifest *trials.Grid
+	for _, sh := range shards {
+		g, err := trials.ReadGridFile(sh)
+		if err != nil {
+			return err
+		}
+		if manifest == nil {
+			manifest = g
+		} else if !g.Equal(manifest) {
+			return fmt.Errorf("merge: %s is not the grid of %s: its inputs, values or directories differ", sh, shards[0])
+		}
+	}
+	grid := report.VaryGrid{Paths: manifest.Paths, Values: manifest.Values}
+	for _, d := range manifest.Dirs {
+		paths := make([]string, len(shards))
+		for i, sh := range shards {
+			paths[i] = filepath.Join(sh, filepath.FromSlash(d))
+		}
+		s, err := mergeShards(paths)
+		if err != nil {
+			return fmt.Errorf("%s: %w", d, err)
+		}
+		grid.Sums = append(grid.Sums, s)
+	}
+	return writeGrid(manifest, grid, out, quiet, stdout, stderr)
 }

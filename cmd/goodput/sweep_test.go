@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -434,8 +435,59 @@ func TestParseVary(t *testing.T) {
 	if _, err := parseReplayFlags([]string{"x.yaml", "--vary", "a=1,2", "--json"}, &stderr); !errors.Is(err, errUsage) || !strings.Contains(err.Error(), "--json writes one summary") {
 		t.Errorf("--vary with --json: %v", err)
 	}
-	if _, err := parseReplayFlags([]string{"x.yaml", "--vary", "a=1,2", "--vary", "b=1"}, &stderr); !errors.Is(err, errUsage) || !strings.Contains(err.Error(), "one --vary at a time") {
-		t.Errorf("two --vary: %v", err)
+	if _, err := parseReplayFlags([]string{"x.yaml", "--vary", "a=1,2", "--vary", "a=3"}, &stderr); !errors.Is(err, errUsage) || !strings.Contains(err.Error(), "a is already varied") {
+		t.Errorf("one input varied twice: %v", err)
+	}
+	f, err := parseReplayFlags([]string{"x.yaml", "--vary", "a=1,2", "--vary", "b=x,y,z"}, &stderr)
+	if err != nil || len(f.vary) != 2 || f.vary[1].Path != "b" || len(f.vary[1].Values) != 3 {
+		t.Errorf("two inputs: %+v, %v", f.vary, err)
+	}
+}
+
+// --vary given for two inputs runs every combination, each like a sweep with both --set:
+// the same trials.json bytes, in a directory per value nested by input, and one table
+// with a row per combination.
+func TestReplayVaryGrid(t *testing.T) {
+	dir := t.TempDir()
+	var stdout, stderr bytes.Buffer
+	args := []string{smallScenario, "--trials", "1", "--vary", "topology.services.server.instances=1,3", "--vary", "load.schedule.0.rate=100/s,150/s,200/s", "--out", dir}
+	if err := replay(context.Background(), args, &stdout, &stderr, realEnv); err != nil {
+		t.Fatal(err)
+	}
+	out := stdout.String()
+	if want := "goodput vary: small   topology.services.server.instances = 1, 3   ×   load.schedule.0.rate = 100/s, 150/s, 200/s   seed 3   1 trial each   2 arms\n"; !strings.HasPrefix(out, want) {
+		t.Errorf("table header: %q, want %q", strings.SplitN(out, "\n", 2)[0], want)
+	}
+	if !strings.Contains(out, "\n  goodput\n    1, 100/s   ") || !strings.Contains(out, "\n    3, 200/s   ") {
+		t.Errorf("no rows by combination:\n%s", out)
+	}
+	page, err := os.ReadFile(filepath.Join(dir, report.VaryHTMLFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if link := `href="` + varyDir(1, "3") + "/" + varyDir(2, "200/s") + "/" + report.TrialsHTMLFile + `"`; !strings.Contains(string(page), link) {
+		t.Errorf("%s does not link the last combination's page (%s)", report.VaryHTMLFile, link)
+	}
+	for i, inst := range []string{"1", "3"} {
+		for j, rate := range []string{"100/s", "150/s", "200/s"} {
+			sub := filepath.Join(dir, varyDir(i, inst), varyDir(j, rate))
+			got, err := os.ReadFile(filepath.Join(sub, trials.File))
+			if err != nil {
+				t.Fatal(err)
+			}
+			one := t.TempDir()
+			set := []string{"--set", "topology.services.server.instances=" + inst, "--set", "load.schedule.0.rate=" + rate}
+			if err := replay(context.Background(), append([]string{smallScenario, "--trials", "1", "--shard", "0/1", "--out", one, "--quiet"}, set...), &stdout, &stderr, realEnv); err != nil {
+				t.Fatal(err)
+			}
+			want, err := os.ReadFile(filepath.Join(one, trials.File))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(got) != string(want) {
+				t.Errorf("%s, %s: trials.json differs from the sweep with both --set", inst, rate)
+			}
+		}
 	}
 }
 
@@ -491,4 +543,87 @@ func TestReplayVaryWithSet(t *testing.T) {
 	if !strings.Contains(stdout.String(), "\nset: arms.protected.name=guarded\n") || !strings.Contains(stdout.String(), "guarded − baseline") {
 		t.Errorf("table:\n%s", stdout.String()[:400])
 	}
+}
+
+// A grid run in shards merges, combination by combination, into exactly the files the
+// unsharded grid writes: every trials.json and trials.html, vary.json and vary.html.
+func TestMergeGrid(t *testing.T) {
+	dir := t.TempDir()
+	vary := []string{"--vary", "topology.services.server.instances=1,3", "--vary", "load.schedule.0.rate=100/s,150/s"}
+	grid := func(out string, extra ...string) {
+		t.Helper()
+		var stdout, stderr bytes.Buffer
+		args := append(append([]string{smallScenario, "--trials", "3", "--out", out, "--quiet"}, vary...), extra...)
+		if err := replay(context.Background(), args, &stdout, &stderr, realEnv); err != nil {
+			t.Fatal(err)
+		}
+	}
+	whole, s0, s1 := filepath.Join(dir, "whole"), filepath.Join(dir, "s0"), filepath.Join(dir, "s1")
+	grid(whole)
+	grid(s0, "--shard", "0/2")
+	grid(s1, "--shard", "1/2")
+
+	merged := filepath.Join(dir, "merged")
+	var stdout, stderr bytes.Buffer
+	if err := run([]string{"merge", "--out", merged, s0, s1}, &stdout, &stderr); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(stdout.String(), "goodput vary: small   topology.services.server.instances = 1, 3   ×   load.schedule.0.rate = 100/s, 150/s   seeds 3–5") {
+		t.Errorf("merge printed %q", strings.SplitN(stdout.String(), "\n", 2)[0])
+	}
+	want := treeFiles(t, whole)
+	if len(want) != 2+4*2 {
+		t.Errorf("the grid wrote %d files, want vary.json, vary.html and 4 × (trials.json, trials.html)", len(want))
+	}
+	got := treeFiles(t, merged)
+	for name, b := range want {
+		if got[name] != b {
+			t.Errorf("%s: the merged grid's differs from the whole grid's", name)
+		}
+	}
+	if len(got) != len(want) {
+		t.Errorf("merged %d files, the whole grid %d", len(got), len(want))
+	}
+
+	for _, tt := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"a shard missing", []string{"merge", s0}, "00-1/00-100_s: merge: trials: 1 of 3 trials are missing (seeds 4): missing shard 1/2"},
+		{"a grid and a sweep", []string{"merge", s0, filepath.Join(s1, "00-1", "00-100_s")}, "1 of the 2 shards are grids"},
+		{"--json", []string{"merge", "--json", s0, s1}, "--json writes one summary"},
+	} {
+		err := run(tt.args, &stdout, &stderr)
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s: %v, want %q", tt.name, err, tt.want)
+		}
+	}
+	other := filepath.Join(dir, "other")
+	var o1, o2 bytes.Buffer
+	if err := replay(context.Background(), []string{smallScenario, "--trials", "3", "--shard", "1/2", "--out", other, "--quiet", "--vary", "topology.services.server.instances=1,2", "--vary", "load.schedule.0.rate=100/s,150/s"}, &o1, &o2, realEnv); err != nil {
+		t.Fatal(err)
+	}
+	if err := run([]string{"merge", s0, other}, &stdout, &stderr); err == nil || !strings.Contains(err.Error(), "is not the grid of") {
+		t.Errorf("another grid: %v", err)
+	}
+}
+
+// treeFiles reads every file under dir, by its path relative to dir.
+func treeFiles(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	files := map[string]string{}
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		rel, _ := filepath.Rel(dir, p)
+		files[filepath.ToSlash(rel)] = string(b)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return files
 }
