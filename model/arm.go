@@ -443,7 +443,7 @@ func (a *arm) entryRetry(li int32, c cause) {
 		a.giveUp(li, c)
 		return
 	}
-	if !a.allowRetry(lg, c, ep.retries.backoff, 0, cp) {
+	if !a.allowRetry(lg, c, ep.retries.backoff, a.tryTakes(cp), cp) {
 		a.giveUp(li, c)
 		return
 	}
@@ -455,23 +455,25 @@ func (a *arm) entryRetry(li int32, c cause) {
 }
 
 // allowRetry asks the policy whether a retry after c may be made; refusals are counted.
-// The retry must expect to need its backoff, the policy's reserve and took: for a
-// service's retry of a call, the dependency's median service time over the last tick
-// (measured, see depRT.p50); for an entry's retry, 0 (its attempt's timeout is the time
-// left, and the queues drop it when that is too little).
+// The retry must have at least its backoff, the policy's reserve and took left before the
+// deadline, took being what its try is expected to take (see tryTakes and depRT.p50), and
+// never less than a nanosecond: a try with nothing but the reserve left would be given no
+// time at all (its calls' timeouts are the time left less the reserve). A budget makes
+// the same comparison ([budget.Retry.Expected]) and also takes a token.
 func (a *arm) allowRetry(lg *logical, c cause, backoff, took time.Duration, cp *classPlan) bool {
 	now := a.now()
 	left := budget.NoDeadline
 	if a.pol.propagate {
 		left = a.deadline(lg) - now
 	}
+	expected := backoff + a.pol.reserve + max(took, time.Nanosecond)
 	if b := a.pol.budget; b != nil {
 		d := b.Allow(a.wall(), budget.Retry{
 			Failure:      failureOf(c),
 			Idempotent:   cp.idempotent,
 			Deduplicated: a.pol.identity,
 			Remaining:    left,
-			Expected:     backoff + a.pol.reserve + took,
+			Expected:     expected,
 		})
 		if !d.Allowed {
 			a.rec.Suppressed(now, d.Reason.String())
@@ -479,11 +481,24 @@ func (a *arm) allowRetry(lg *logical, c cause, backoff, took time.Duration, cp *
 		}
 		return true
 	}
-	if a.pol.propagate && left <= backoff+a.pol.reserve+took {
+	if a.pol.propagate && left < expected {
 		a.rec.Suppressed(now, budget.ReasonDeadline.String())
 		return false
 	}
 	return true
+}
+
+// tryTakes is what an entry's new attempt of class cp is expected to take: the median
+// service times of the dependencies its required stages call, one after another (optional
+// stages may be shed, and work and queueing vary with the load).
+func (a *arm) tryTakes(cp *classPlan) time.Duration {
+	var d time.Duration
+	for i := range cp.stages {
+		if st := &cp.stages[i]; !st.optional && st.dep >= 0 {
+			d += a.deps[st.dep].p50
+		}
+	}
+	return d
 }
 
 func failureOf(c cause) budget.Failure {

@@ -1,79 +1,150 @@
 package model
 
 import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
+
+	"goodput/packet"
+	"goodput/scenario"
 )
 
-// TestRetryNeedsTime pins what a retry must have left before its deadline under the
-// protected policy of the small scenario (reserve 20ms, the pay dependency's median
-// service time declared 10ms, no backoff): a service's retry of a call is refused unless
-// the time left covers the reserve and the median call, since a call with less would be
-// given no time at all (its timeout is the time left less the reserve) after the budget
-// had spent a token on it. An entry's retry needs the reserve only.
+// withPropagatingArm adds to sc an arm "propagate" that decides retries by the deadline
+// without a budget (deadlines propagated, derived call timeouts, reserve 20ms).
+func withPropagatingArm(t *testing.T, sc *scenario.Scenario) *scenario.Scenario {
+	t.Helper()
+	extra := decode(t, `
+name: extra
+clock: {duration: 1s, tick: 500ms}
+load: {schedule: [{at: 0s, rate: 1/s}]}
+classes: [{name: c, share: 100%, deadline: 1s, stages: [{name: w, work: {mean: 1ms}}]}]
+topology:
+  entries: [{name: e, target: s, timeout: 1s}]
+  services: [{name: s, instances: 1, workers: 1}]
+arms:
+  - name: propagate
+    policy: {deadline: {propagate: true, reserve: 20ms}, dependency_timeout: derived}
+`)
+	sc.Arms = append(sc.Arms, extra.Arms[0])
+	return sc
+}
+
+// TestRetryNeedsTime pins what a retry must have left before its deadline when retries
+// are decided by the deadline, with a budget (the small scenario's protected arm) or
+// without one (an arm that only propagates deadlines): reserve 20ms, no backoff, and the
+// pay dependency's median service time declared 10ms. A service's retry of a pay call
+// needs the reserve and pay's median; an entry's retry of a buy request needs the reserve
+// and the medians of the calls its required stages make (pay's: extras is optional).
+// With less, the retried call would be given no time or less than it usually takes,
+// after a budget had spent a token on it.
 func TestRetryNeedsTime(t *testing.T) {
-	sc := decode(t, small)
+	sc := withPropagatingArm(t, decode(t, small))
 	p, err := compile(sc)
 	if err != nil {
 		t.Fatal(err)
 	}
+	const us = time.Microsecond
 	tests := []struct {
-		name string
-		left time.Duration
-		took time.Duration // what the retry's try is expected to take
-		want bool
+		name  string
+		left  time.Duration
+		entry bool
+		want  bool
 	}{
-		{"call: room for the reserve and the median", 30*time.Millisecond + time.Microsecond, 10 * time.Millisecond, true},
-		{"call: exactly the reserve and the median", 30 * time.Millisecond, 10 * time.Millisecond, true},
-		{"call: short of the median", 30*time.Millisecond - time.Microsecond, 10 * time.Millisecond, false},
-		{"call: only the reserve (its timeout would be zero)", 20 * time.Millisecond, 10 * time.Millisecond, false},
-		{"entry: the reserve and a microsecond", 20*time.Millisecond + time.Microsecond, 0, true},
-		{"entry: only the reserve", 20 * time.Millisecond, 0, true},
-		{"entry: less than the reserve", 20*time.Millisecond - time.Microsecond, 0, false},
+		{"call: the reserve, the median and a microsecond", 30*time.Millisecond + us, false, true},
+		{"call: exactly the reserve and the median", 30 * time.Millisecond, false, true},
+		{"call: short of the median", 30*time.Millisecond - us, false, false},
+		{"call: only the reserve (its timeout would be zero)", 20 * time.Millisecond, false, false},
+		{"entry: exactly the reserve and the required calls' medians", 30 * time.Millisecond, true, true},
+		{"entry: short of them", 30*time.Millisecond - us, true, false},
+		{"entry: only the reserve", 20 * time.Millisecond, true, false},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			a, err := newArm(p, sc, sc.Arms[armIndex(sc, "protected")], 1)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got := a.deps[0].p50; got != 10*time.Millisecond {
-				t.Fatalf("pay's median before any tick: %v, want the declared 10ms", got)
-			}
-			for range 100 { // deposits, so that a token remains
-				a.pol.budget.Request(a.wall(), "")
-			}
-			_, lg := a.sl.newLogical()
-			lg.class = int16(0) // buy: deadline 300ms, not idempotent but deduplicated (identity)
-			lg.t0 = tt.left - p.classes[lg.class].deadline
-			if got := a.allowRetry(lg, causeTimeout, 0, tt.took, &p.classes[lg.class]); got != tt.want {
-				t.Errorf("retry with %v left: allowed %v, want %v", tt.left, got, tt.want)
-			}
-			if !tt.want {
-				return
-			}
-			if got := a.pol.budget.Stats().Retries; got != 1 {
-				t.Errorf("tokens used %d, want 1", got)
-			}
-		})
+	for _, arm := range []string{"protected", "propagate"} {
+		for _, tt := range tests {
+			t.Run(arm+"/"+tt.name, func(t *testing.T) {
+				a, err := newArm(p, sc, sc.Arms[armIndex(sc, arm)], 1)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got := a.deps[0].p50; got != 10*time.Millisecond {
+					t.Fatalf("pay's median before any tick: %v, want the declared 10ms", got)
+				}
+				if a.pol.budget != nil {
+					for range 100 { // deposits, so that a token remains
+						a.pol.budget.Request(a.wall(), "")
+					}
+				}
+				_, lg := a.sl.newLogical()
+				lg.class = 0 // buy: deadline 300ms, a pay call (required) and a flaky one (optional)
+				cp := &p.classes[lg.class]
+				lg.t0 = tt.left - cp.deadline
+				took := a.deps[0].p50 // what callFailed passes for a pay call
+				if tt.entry {
+					took = a.tryTakes(cp) // what entryRetry passes
+					if took != 10*time.Millisecond {
+						t.Fatalf("a buy attempt is expected to take %v, want pay's median 10ms", took)
+					}
+				}
+				if got := a.allowRetry(lg, causeTimeout, 0, took, cp); got != tt.want {
+					t.Errorf("retry with %v left: allowed %v, want %v", tt.left, got, tt.want)
+				}
+				if a.pol.budget == nil {
+					return
+				}
+				want := int64(0)
+				if tt.want {
+					want = 1
+				}
+				if got := a.pol.budget.Stats().Retries; got != want {
+					t.Errorf("tokens used %d, want %d", got, want)
+				}
+			})
+		}
 	}
 }
 
-// TestRetryMedianMeasured checks that the median a service's retry expects is measured
-// once the run has ticked: after the small scenario's protected arm has run, pay's median
-// is a bucket bound of its measured service times (the fault doubles the declared 10ms
-// median for 8 of the 20 seconds), not the declared value; the baseline arm, whose
-// retries do not look at the deadline, keeps the declared one.
-func TestRetryMedianMeasured(t *testing.T) {
+// TestRetryTokensAllUsed replays the small scenario's protected arm (no backoff anywhere,
+// so a retry allowed is made at once) over ten seeds: every token the budget takes pays
+// for a retry made, and some retries are refused for lack of time.
+func TestRetryTokensAllUsed(t *testing.T) {
 	sc := decode(t, small)
+	suppressed := 0
+	for seed := uint64(1); seed <= 10; seed++ {
+		pk, err := Run(t.Context(), sc, Options{Seed: seed})
+		if err != nil {
+			t.Fatal(err)
+		}
+		a := pk.Arms[armIndex(sc, "protected")]
+		if rb := a.Retry.Budget; rb == nil || rb.TokensUsed != a.Retry.Retries {
+			t.Errorf("seed %d: tokens used %+v for %d retries", seed, rb, a.Retry.Retries)
+		}
+		suppressed += int(a.Retry.SuppressedBy["deadline"])
+	}
+	if suppressed == 0 {
+		t.Error("no retry refused for lack of time in ten seeds")
+	}
+}
+
+// TestRetryMedianMeasured checks that the medians retries expect are measured once the
+// run has ticked, for every dependency and not only the load state's trigger: after the
+// small scenario's arms have run, a deadline-deciding arm's medians are bucket bounds of
+// the measured service times, not the declared values; the baseline arm, whose retries
+// do not look at the deadline, keeps the declared ones.
+func TestRetryMedianMeasured(t *testing.T) {
+	sc := withPropagatingArm(t, decode(t, small))
 	p, err := compile(sc)
 	if err != nil {
 		t.Fatal(err)
 	}
+	declared := []time.Duration{10 * time.Millisecond, 5 * time.Millisecond} // pay, flaky
 	for _, tt := range []struct {
 		arm      string
 		measured bool
-	}{{"baseline", false}, {"protected", true}} {
+	}{{"baseline", false}, {"protected", true}, {"propagate", true}} {
 		a, err := newArm(p, sc, sc.Arms[armIndex(sc, tt.arm)], 1)
 		if err != nil {
 			t.Fatal(err)
@@ -81,12 +152,104 @@ func TestRetryMedianMeasured(t *testing.T) {
 		if _, err := a.run(t.Context(), func(time.Duration) {}); err != nil {
 			t.Fatal(err)
 		}
-		got := a.deps[0].p50
-		if b := bucketValue(bucketOf(got - time.Microsecond)); tt.measured != (got == b && got != 10*time.Millisecond) {
-			t.Errorf("%s: pay's median after the run is %v (measured: %v)", tt.arm, got, tt.measured)
+		for d, decl := range declared {
+			got := a.deps[d].p50
+			name := fmt.Sprintf("%s: %s's median after the run", tt.arm, sc.Topology.Dependencies[d].Name)
+			if b := bucketValue(bucketOf(got - time.Microsecond)); tt.measured != (got == b && got != decl) {
+				t.Errorf("%s is %v (measured: %v)", name, got, tt.measured)
+			}
+			if got < decl/2 || got > decl*5/2 {
+				t.Errorf("%s is %v, want near its declared %v", name, got, decl)
+			}
 		}
-		if got < 5*time.Millisecond || got > 25*time.Millisecond {
-			t.Errorf("%s: pay's median after the run is %v, want near its declared 10ms", tt.arm, got)
+	}
+}
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata")
+
+// flaky is a scenario whose retries come at every point of the deadline: a required
+// dependency fails fast half the time and is retried on errors by the service, and
+// its caller's entry retries too, under a budget that never runs short or under
+// propagated deadlines alone.
+const flaky = `
+name: flaky
+clock: {duration: 20s, tick: 500ms}
+load: {schedule: [{at: 0s, rate: 300/s}]}
+classes:
+  - {name: pay, share: 100%, deadline: 120ms, idempotent: true, stages: [{name: charge, dependency: bank}, {name: log, dependency: bank}]}
+topology:
+  entries: [{name: app, target: api, timeout: 100ms, retries: {max: 2}}]
+  services: [{name: api, instances: 2, workers: 8}]
+  dependencies:
+    - {name: bank, service_time: {p50: 20ms, p99: 60ms}, error_rate: 50%, timeout: 80ms, retries: {max: 3, on: [error]}}
+arms:
+  - name: budget
+    policy: {deadline: {propagate: true, cancel: true, reserve: 10ms}, retries: {mode: budget, budget: {ratio: 100%, min_per_second: 100000/s}}, dependency_timeout: derived}
+  - name: propagate
+    policy: {deadline: {propagate: true, cancel: true, reserve: 10ms}, dependency_timeout: derived}
+`
+
+// TestSmallGolden pins what the arms of the small scenario (with one more that
+// propagates deadlines without a budget) and of the flaky one come to at seed 1: every
+// population, the retries and their suppressions, the budget's counts and the
+// duplicates, so that a change of mechanism shows as a diff of
+// testdata/small.golden.json (go test ./model -run SmallGolden -update rewrites it).
+func TestSmallGolden(t *testing.T) {
+	type armSummary struct {
+		Scenario, Name string
+		Totals         packet.Totals
+		Retry          packet.Retry
+		Duplicates     packet.Duplicates
+	}
+	var sums []armSummary
+	for _, sc := range []*scenario.Scenario{withPropagatingArm(t, decode(t, small)), decode(t, flaky)} {
+		pk, err := Run(t.Context(), sc, Options{Seed: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, a := range pk.Arms {
+			sums = append(sums, armSummary{sc.Name, a.Name, a.Totals, a.Retry, a.Duplicates})
+		}
+	}
+	got, err := json.MarshalIndent(sums, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got = append(got, '\n')
+	path := filepath.Join("testdata", "small.golden.json")
+	if *update {
+		if err := os.MkdirAll("testdata", 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (go test -run SmallGolden -update writes it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("the small scenario's outcome differs from %s (rerun with -update if the change is meant):\n%s", path, got)
+	}
+}
+
+// TestRetryBudgetAndDeadlineAgree checks that a budget that never runs short decides
+// retries exactly as propagated deadlines alone do: the flaky scenario's two arms, which
+// differ only in that, end every request the same way and make the same retries.
+func TestRetryBudgetAndDeadlineAgree(t *testing.T) {
+	sc := decode(t, flaky)
+	for seed := uint64(1); seed <= 3; seed++ {
+		pk, err := Run(t.Context(), sc, Options{Seed: seed})
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, p := pk.Arms[0], pk.Arms[1]
+		if b.Totals != p.Totals || b.Retry.Retries != p.Retry.Retries || b.Retry.Suppressed != p.Retry.Suppressed {
+			t.Errorf("seed %d: with a budget %+v, %d retries, %d suppressed; without %+v, %d, %d", seed, b.Totals, b.Retry.Retries, b.Retry.Suppressed, p.Totals, p.Retry.Retries, p.Retry.Suppressed)
+		}
+		if b.Retry.Budget.TokensUsed != b.Retry.Retries {
+			t.Errorf("seed %d: %d tokens for %d retries", seed, b.Retry.Budget.TokensUsed, b.Retry.Retries)
 		}
 	}
 }
