@@ -27,6 +27,16 @@ import (
 type Override struct {
 	Path  string
 	Value string
+	// Flag is how the override was given, for errors: "--set" when empty.
+	Flag string
+}
+
+// flag is how errors name the override: "--set PATH=VALUE".
+func (o Override) flag() string {
+	if o.Flag == "" {
+		return "--set " + o.String()
+	}
+	return o.Flag + " " + o.String()
 }
 
 // String formats the override as PATH=VALUE.
@@ -65,11 +75,11 @@ func (s *Scenario) With(overrides ...Override) (*Scenario, error) {
 	for i, o := range overrides {
 		text, err := flowValue(o.Value)
 		if err != nil {
-			return nil, fmt.Errorf("scenario: --set %s: %w", o, err)
+			return nil, fmt.Errorf("scenario: %s: %w", o.flag(), err)
 		}
 		raw[i] = text
 		if tree, err = set(tree, strings.Split(o.Path, "."), placeholder(i), ""); err != nil {
-			return nil, fmt.Errorf("scenario: --set %s: %w", o, err)
+			return nil, fmt.Errorf("scenario: %s: %w", o.flag(), err)
 		}
 	}
 	out, err := json.Marshal(tree)
@@ -82,7 +92,7 @@ func (s *Scenario) With(overrides ...Override) (*Scenario, error) {
 	}
 	names := make([]string, len(overrides))
 	for i, o := range overrides {
-		names[i] = "--set " + o.String()
+		names[i] = o.flag()
 	}
 	sc, err := Decode(strings.Join(names, " "), out)
 	var list yamlfile.ErrorList

@@ -22,9 +22,9 @@ func TestParseOverride(t *testing.T) {
 		want Override
 		err  bool
 	}{
-		{in: "a.b=3", want: Override{"a.b", "3"}},
-		{in: " a.b = {p50: 1ms} ", want: Override{"a.b", "{p50: 1ms}"}},
-		{in: "a.b=", want: Override{"a.b", ""}},
+		{in: "a.b=3", want: Override{Path: "a.b", Value: "3"}},
+		{in: " a.b = {p50: 1ms} ", want: Override{Path: "a.b", Value: "{p50: 1ms}"}},
+		{in: "a.b=", want: Override{Path: "a.b", Value: ""}},
 		{in: "a.b", err: true},
 		{in: "=3", err: true},
 	} {
@@ -59,13 +59,13 @@ func TestWithNothingIsTheSame(t *testing.T) {
 func TestWith(t *testing.T) {
 	sc := northstar(t)
 	got, err := sc.With(
-		Override{"topology.dependencies.payment-risk.pool.per_instance", "32"},
-		Override{"topology.dependencies.payment-risk.timeout", "500ms"},
-		Override{"faults.2.service_time", "{p50: 40ms, p99: 300ms}"},
-		Override{"arms.baseline.policy.retries.budget", "{ratio: 5%}"},
-		Override{"arms.baseline.policy.retries.mode", "budget"},
-		Override{"classes.new_checkout.stages.risk-check.optional", "true"},
-		Override{"seed", "7"},
+		Override{Path: "topology.dependencies.payment-risk.pool.per_instance", Value: "32"},
+		Override{Path: "topology.dependencies.payment-risk.timeout", Value: "500ms"},
+		Override{Path: "faults.2.service_time", Value: "{p50: 40ms, p99: 300ms}"},
+		Override{Path: "arms.baseline.policy.retries.budget", Value: "{ratio: 5%}"},
+		Override{Path: "arms.baseline.policy.retries.mode", Value: "budget"},
+		Override{Path: "classes.new_checkout.stages.risk-check.optional", Value: "true"},
+		Override{Path: "seed", Value: "7"},
 	)
 	if err != nil {
 		t.Fatal(err)
@@ -95,14 +95,14 @@ func TestWithErrors(t *testing.T) {
 		o    Override
 		want string
 	}{
-		{Override{"topology.dependencies.nope.timeout", "1s"}, `topology.dependencies has no element named "nope" (its elements are payment-risk, fraud, payment, order-store)`},
-		{Override{"faults.9.note", "x"}, `faults has no element named "9" (an index from 0 to 4)`},
-		{Override{"seed.x", "1"}, `seed is a value, not a mapping or list, so it has no "x"`},
-		{Override{"topology..x", "1"}, "an empty step in the path after \"topology\""},
-		{Override{"topology.dependencies.payment-risk.timeout", "500"}, "topology.dependencies[0].timeout"},
-		{Override{"topology.dependencies.payment-risk.poool", "3"}, "poool"},
-		{Override{"clock.duration", "[1, "}, "the value is not YAML"},
-		{Override{"classes.new_checkout.share", "50%"}, "share"},
+		{Override{Path: "topology.dependencies.nope.timeout", Value: "1s"}, `topology.dependencies has no element named "nope" (its elements are payment-risk, fraud, payment, order-store)`},
+		{Override{Path: "faults.9.note", Value: "x"}, `faults has no element named "9" (an index from 0 to 4)`},
+		{Override{Path: "seed.x", Value: "1"}, `seed is a value, not a mapping or list, so it has no "x"`},
+		{Override{Path: "topology..x", Value: "1"}, "an empty step in the path after \"topology\""},
+		{Override{Path: "topology.dependencies.payment-risk.timeout", Value: "500"}, "topology.dependencies[0].timeout"},
+		{Override{Path: "topology.dependencies.payment-risk.poool", Value: "3"}, "poool"},
+		{Override{Path: "clock.duration", Value: "[1, "}, "the value is not YAML"},
+		{Override{Path: "classes.new_checkout.share", Value: "50%"}, "share"},
 	} {
 		_, err := sc.With(tt.o)
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
@@ -121,8 +121,8 @@ func TestWithErrors(t *testing.T) {
 // The README's example: a whole mapping as the value.
 func TestWithReadmeExample(t *testing.T) {
 	got, err := northstar(t).With(
-		Override{"topology.dependencies.payment-risk.pool.per_instance", "32"},
-		Override{"arms.baseline.policy.retries", "{mode: budget, budget: {ratio: 5%}}"},
+		Override{Path: "topology.dependencies.payment-risk.pool.per_instance", Value: "32"},
+		Override{Path: "arms.baseline.policy.retries", Value: "{mode: budget, budget: {ratio: 5%}}"},
 	)
 	if err != nil {
 		t.Fatal(err)
@@ -145,7 +145,7 @@ func TestWithValueAsInTheFile(t *testing.T) {
 		{`"quoted, with comma"`, "quoted, with comma"},
 		{"a # not a comment?", "a # not a comment?"},
 	} {
-		got, err := sc.With(Override{"faults.0.note", tt.value})
+		got, err := sc.With(Override{Path: "faults.0.note", Value: tt.value})
 		if err != nil {
 			t.Errorf("note=%s: %v", tt.value, err)
 			continue
@@ -160,18 +160,18 @@ func TestWithValueAsInTheFile(t *testing.T) {
 		{"a\nb", "the value must be on one line"},
 		{"&x [1,1,1,1,1,1,1,1,1,1]", "faults[0].note"},
 	} {
-		_, err := sc.With(Override{"faults.0.note", tt.value})
+		_, err := sc.With(Override{Path: "faults.0.note", Value: tt.value})
 		if err == nil || !strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), "--set faults.0.note=") {
 			t.Errorf("note=%q: error %v, want one containing %q and naming the override", tt.value, err, tt.want)
 		}
 	}
 	// An alias bomb in a value meets the file's limit on expansion, quickly.
 	bomb := "[&a [x,x,x,x,x,x,x,x,x,x], &b [*a,*a,*a,*a,*a,*a,*a,*a,*a,*a], &c [*b,*b,*b,*b,*b,*b,*b,*b,*b,*b], &d [*c,*c,*c,*c,*c,*c,*c,*c,*c,*c], &e [*d,*d,*d,*d,*d,*d,*d,*d,*d,*d], [*e,*e,*e,*e,*e,*e,*e,*e,*e,*e]]"
-	if _, err := sc.With(Override{"faults.0.note", bomb}); err == nil {
+	if _, err := sc.With(Override{Path: "faults.0.note", Value: bomb}); err == nil {
 		t.Error("an alias bomb was accepted")
 	}
 	// An empty value is null: an optional list goes away, a required value is missing.
-	if got, err := sc.With(Override{"alerts", ""}); err != nil || len(got.Alerts) != 0 {
+	if got, err := sc.With(Override{Path: "alerts", Value: ""}); err != nil || len(got.Alerts) != 0 {
 		t.Errorf("alerts= : %v, %d alerts", err, len(got.Alerts))
 	}
 }

@@ -76,8 +76,14 @@ func Read(b []byte, name string) (*Summary, error) {
 	}
 	for i := range s.Runs {
 		for j := range s.Runs[i].Arms {
-			if s.Runs[i].Arms[j].Figures == nil {
-				return nil, fmt.Errorf("%s: run of seed %d, arm %q: no figures", name, s.Runs[i].Seed, s.Runs[i].Arms[j].Name)
+			a := &s.Runs[i].Arms[j]
+			if a.Figures == nil {
+				return nil, fmt.Errorf("%s: run of seed %d, arm %q: no figures", name, s.Runs[i].Seed, a.Name)
+			}
+			for _, o := range a.Objectives {
+				if o.Censored && (o.NoData || o.Pass || o.Value < 0) {
+					return nil, fmt.Errorf("%s: run of seed %d, arm %q, objective %q: censored with no_data, pass or a negative value; expected a censored value to be a failing lower bound", name, s.Runs[i].Seed, a.Name, o.Name)
+				}
 			}
 		}
 	}

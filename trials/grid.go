@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
+	"unicode"
 )
 
 // GridFile is the name of a grid's manifest in its output directory.
@@ -24,13 +26,21 @@ type Grid struct {
 	Dirs   []string   `json:"dirs"`
 }
 
-// Combinations is the number of combinations of the inputs' values.
-func (g *Grid) Combinations() int {
+// MaxCombinations bounds a grid: more combinations than this is an error, not a run of
+// days (and the count cannot overflow).
+const MaxCombinations = 10_000
+
+// Combinations returns the number of combinations of values, one per list, or an error
+// when there are more than MaxCombinations.
+func Combinations(values [][]string) (int, error) {
 	n := 1
-	for _, v := range g.Values {
+	for _, v := range values {
+		if len(v) > 0 && n > MaxCombinations/len(v) {
+			return 0, fmt.Errorf("more than %d combinations; vary fewer inputs or fewer values", MaxCombinations)
+		}
 		n *= len(v)
 	}
-	return n
+	return n, nil
 }
 
 // Equal reports whether g and o are the same grid: inputs, values and directories.
@@ -59,18 +69,40 @@ func (g *Grid) check() error {
 			}
 		}
 	}
-	if n := g.Combinations(); len(g.Dirs) != n {
+	n, err := Combinations(g.Values)
+	if err != nil {
+		return err
+	}
+	if len(g.Dirs) != n {
 		return fmt.Errorf("%d directories for %d combinations", len(g.Dirs), n)
 	}
 	for i, d := range g.Dirs {
-		if !filepath.IsLocal(filepath.FromSlash(d)) || filepath.ToSlash(filepath.Clean(filepath.FromSlash(d))) != d {
-			return fmt.Errorf("directory %d (%q) is not a clean relative path inside the grid's directory", i+1, d)
+		if !gridDir(d, len(g.Paths)) {
+			return fmt.Errorf("directory %d (%q) is not %d names of letters, digits, '.', '_' and '-' joined by '/'", i+1, d, len(g.Paths))
 		}
 		if slices.Index(g.Dirs, d) < i {
 			return fmt.Errorf("directory %q is given twice", d)
 		}
 	}
 	return nil
+}
+
+// gridDir reports whether d is a combination's directory of a grid of depth inputs: one
+// name per input, as goodput replay names them ("02-130pct/00-10s"), so that it stays
+// inside the grid's directory and needs no escaping in a link.
+func gridDir(d string, depth int) bool {
+	names := strings.Split(d, "/")
+	if len(names) != depth {
+		return false
+	}
+	for _, n := range names {
+		if n == "" || n == "." || n == ".." || strings.TrimFunc(n, func(r rune) bool {
+			return r < 128 && (unicode.IsLetter(r) || unicode.IsDigit(r) || r == '.' || r == '_' || r == '-')
+		}) != "" {
+			return false
+		}
+	}
+	return true
 }
 
 // WriteDir writes g as dir/vary.json, creating dir if needed.

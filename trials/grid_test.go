@@ -25,7 +25,7 @@ func TestGridRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !back.Equal(g) || back.Combinations() != 6 {
+	if n, err := Combinations(back.Values); !back.Equal(g) || n != 6 || err != nil {
 		t.Errorf("read back %+v, want %+v", back, g)
 	}
 	other := testGrid()
@@ -52,9 +52,12 @@ func TestReadGridErrors(t *testing.T) {
 		{`{"paths": ["a"], "values": [[]], "dirs": []}`, "input a has no values"},
 		{`{"paths": ["a"], "values": [["1", "1"]], "dirs": ["x", "y"]}`, `input a: value "1" is given twice`},
 		{`{"paths": ["a"], "values": [["1", "2"]], "dirs": ["x"]}`, "1 directories for 2 combinations"},
-		{`{"paths": ["a"], "values": [["1", "2"]], "dirs": ["x", "../y"]}`, `directory 2 ("../y") is not a clean relative path`},
-		{`{"paths": ["a"], "values": [["1", "2"]], "dirs": ["x", "/tmp/y"]}`, `directory 2 ("/tmp/y") is not a clean relative path`},
-		{`{"paths": ["a"], "values": [["1", "2"]], "dirs": ["x", "x/./y"]}`, `directory 2 ("x/./y") is not a clean relative path`},
+		{`{"paths": ["a"], "values": [["1", "2"]], "dirs": ["x", ".."]}`, `directory 2 ("..") is not 1 names of letters`},
+		{`{"paths": ["a"], "values": [["1", "2"]], "dirs": ["x", "/tmp"]}`, `directory 2 ("/tmp") is not 1 names`},
+		{`{"paths": ["a", "b"], "values": [["1"], ["2"]], "dirs": ["x/./y"]}`, `directory 1 ("x/./y") is not 2 names`},
+		{`{"paths": ["a", "b"], "values": [["1"], ["2"]], "dirs": ["x/.."]}`, `directory 1 ("x/..") is not 2 names`},
+		{`{"paths": ["a"], "values": [["1", "2"]], "dirs": ["x", "a%41"]}`, `directory 2 ("a%41") is not 1 names`},
+		{`{"paths": ["a"], "values": [["1", "2"]], "dirs": ["x", "h#1"]}`, `directory 2 ("h#1") is not 1 names`},
 		{`{"paths": ["a"], "values": [["1", "2"]], "dirs": ["x", "x"]}`, `directory "x" is given twice`},
 	} {
 		_, err := ReadGrid([]byte(tt.in), "g.json")
@@ -112,4 +115,25 @@ func FuzzReadGrid(f *testing.F) {
 			t.Fatalf("written grid reads back as %+v, %v; want %+v", back, err, g)
 		}
 	})
+}
+
+func TestCombinations(t *testing.T) {
+	two := []string{"x", "y"}
+	for _, tt := range []struct {
+		inputs int
+		want   int
+		err    bool
+	}{{1, 2, false}, {13, 8192, false}, {14, 0, true}, {64, 0, true}, {70, 0, true}} {
+		values := make([][]string, tt.inputs)
+		for i := range values {
+			values[i] = two
+		}
+		n, err := Combinations(values)
+		if n != tt.want || (err != nil) != tt.err {
+			t.Errorf("%d inputs of two values: %d, %v; want %d (error: %v)", tt.inputs, n, err, tt.want, tt.err)
+		}
+	}
+	if n, err := Combinations([][]string{{"a"}, {}}); n != 0 || err != nil {
+		t.Errorf("an input without values: %d, %v", n, err)
+	}
 }

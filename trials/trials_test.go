@@ -386,6 +386,24 @@ func TestReadErrors(t *testing.T) {
 			t.Errorf("%s: error %v, want one containing %q", tt.name, err, tt.err)
 		}
 	}
+	// A censored value is a failing lower bound: with no data, a pass or below zero it is
+	// refused.
+	for _, edit := range []func(o *ObjectiveRun){
+		func(o *ObjectiveRun) { o.NoData = true },
+		func(o *ObjectiveRun) { o.Pass = true },
+		func(o *ObjectiveRun) { o.Value = -5 },
+	} {
+		s, err := Read([]byte(good), "f.json")
+		if err != nil {
+			t.Fatal(err)
+		}
+		o := &s.Runs[0].Arms[0].Objectives[0]
+		o.Pass, o.Censored = false, true
+		edit(o)
+		if _, err := Read([]byte(encode(t, s)), "f.json"); err == nil || !strings.Contains(err.Error(), `f.json: run of seed 1, arm "baseline", objective "no late": censored with no_data, pass or a negative value`) {
+			t.Errorf("censored %+v: %v", *o, err)
+		}
+	}
 	s, err := Read([]byte(good), "f.json")
 	if err != nil {
 		t.Fatal(err)

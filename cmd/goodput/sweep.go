@@ -117,28 +117,41 @@ func writeGrid(manifest *trials.Grid, grid report.VaryGrid, out string, quiet bo
 
 // varyVariants makes a variant of sc (which has the --set overrides already) for every
 // combination of the --vary values, in row-major order, and the grid that shows them.
+// Two combinations that come to the same scenario are an error: one input varied under
+// two paths (a list element by name and by index), or a value that changes nothing.
 func varyVariants(sc *scenario.Scenario, f replayFlags) ([]variant, report.VaryGrid, error) {
 	g := report.VaryGrid{}
-	n := 1
 	for _, vs := range f.vary {
 		g.Paths = append(g.Paths, vs.Path)
 		g.Values = append(g.Values, vs.Values)
-		n *= len(vs.Values)
+	}
+	n, err := trials.Combinations(g.Values)
+	if err != nil {
+		return nil, g, fmt.Errorf("%w: replay: --vary: %v", errUsage, err)
 	}
 	variants := make([]variant, n)
+	seen := map[string]int{} // a scenario's digest: the first combination that came to it
 	for i := range variants {
 		var (
 			overrides []scenario.Override
 			dirs      []string
 		)
 		for k, v := range g.Combination(i) {
-			overrides = append(overrides, scenario.Override{Path: g.Paths[k], Value: v})
+			overrides = append(overrides, scenario.Override{Path: g.Paths[k], Value: v, Flag: "--vary"})
 			dirs = append(dirs, varyDir(slices.Index(g.Values[k], v), v))
 		}
 		sci, err := sc.With(overrides...)
 		if err != nil {
-			return nil, g, fmt.Errorf("%s: --vary: %w", f.file, err)
+			return nil, g, fmt.Errorf("%s: %w", f.file, err)
 		}
+		digest, err := trials.Digest(sci)
+		if err != nil {
+			return nil, g, err
+		}
+		if j, ok := seen[digest]; ok {
+			return nil, g, fmt.Errorf("%s: --vary: %s and %s give the same scenario; is one input varied under two paths, or does a value change nothing?", f.file, g.Label(j), g.Label(i))
+		}
+		seen[digest] = i
 		vr := variant{sc: sci, set: overrideStrings(append(slices.Clone(f.set), overrides...)), dir: filepath.Join(dirs...)}
 		if f.out != "" {
 			vr.out = filepath.Join(f.out, vr.dir)
@@ -377,8 +390,11 @@ func runMerge(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("%w: merge needs the shards' trials.json files or directories", errUsage)
 	}
 	grids := 0
-	for _, p := range paths {
-		if _, err := os.Stat(filepath.Join(p, trials.GridFile)); err == nil {
+	for i, p := range paths {
+		if filepath.Base(p) == trials.GridFile {
+			paths[i] = filepath.Dir(p) // a grid's shard by its manifest
+		}
+		if _, err := os.Stat(filepath.Join(paths[i], trials.GridFile)); err == nil {
 			grids++
 		}
 	}
@@ -430,7 +446,7 @@ func mergeGrid(shards []string, out string, quiet bool, stdout, stderr io.Writer
 		}
 	}
 	grid := report.VaryGrid{Paths: manifest.Paths, Values: manifest.Values}
-	for _, d := range manifest.Dirs {
+	for c, d := range manifest.Dirs {
 		paths := make([]string, len(shards))
 		for i, sh := range shards {
 			paths[i] = filepath.Join(sh, filepath.FromSlash(d))
@@ -438,6 +454,16 @@ func mergeGrid(shards []string, out string, quiet bool, stdout, stderr io.Writer
 		s, err := mergeShards(paths)
 		if err != nil {
 			return fmt.Errorf("%s: %w", d, err)
+		}
+		// The summary in a combination's directory must be that combination's.
+		for k, v := range grid.Combination(c) {
+			if o := manifest.Paths[k] + "=" + v; !slices.Contains(s.Set, o) {
+				of := "the scenario with nothing set"
+				if len(s.Set) > 0 {
+					of = strings.Join(s.Set, ", ")
+				}
+				return fmt.Errorf("merge: %s holds the sweep of %s, not of %s", filepath.Join(shards[0], filepath.FromSlash(d)), of, grid.Label(c))
+			}
 		}
 		grid.Sums = append(grid.Sums, s)
 	}

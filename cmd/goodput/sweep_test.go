@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -527,8 +528,21 @@ func TestReplayVary(t *testing.T) {
 		}
 	}
 	err := replay(context.Background(), []string{smallScenario, "--vary", "topology.services.server.instances=1,x"}, &stdout, &stderr, realEnv)
-	if err == nil || !strings.Contains(err.Error(), "--vary: ") || !strings.Contains(err.Error(), "instances") {
+	if err == nil || !strings.Contains(err.Error(), smallScenario+": --vary topology.services.server.instances=x: ") {
 		t.Errorf("a bad value: %v", err)
+	}
+	// One input under two paths: the second always wins, so combinations repeat.
+	err = replay(context.Background(), []string{smallScenario, "--vary", "topology.services.server.instances=1,4", "--vary", "topology.services.0.instances=2,3"}, &stdout, &stderr, realEnv)
+	if err == nil || !strings.Contains(err.Error(), "topology.services.server.instances=1, topology.services.0.instances=2 and topology.services.server.instances=4, topology.services.0.instances=2 give the same scenario") {
+		t.Errorf("one input under two paths: %v", err)
+	}
+	var many []string
+	for i := range 14 {
+		many = append(many, "--vary", fmt.Sprintf("a.b%d=1,2", i))
+	}
+	err = replay(context.Background(), append([]string{smallScenario}, many...), &stdout, &stderr, realEnv)
+	if !errors.Is(err, errUsage) || !strings.Contains(err.Error(), "more than 10000 combinations") {
+		t.Errorf("14 inputs of two values: %v", err)
 	}
 }
 
@@ -598,6 +612,34 @@ func TestMergeGrid(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%s: %v, want %q", tt.name, err, tt.want)
 		}
+	}
+	// A shard named by its manifest merges as its directory does.
+	stdout.Reset()
+	if err := run([]string{"merge", "--quiet", "--out", filepath.Join(dir, "again"), filepath.Join(s0, trials.GridFile), s1}, &stdout, &stderr); err != nil {
+		t.Fatal(err)
+	}
+	if again := treeFiles(t, filepath.Join(dir, "again")); len(again) != len(want) || again["vary.html"] != want["vary.html"] {
+		t.Error("merging by the manifest's path wrote another grid")
+	}
+	// A manifest whose directories are swapped names the sweeps wrongly: refused.
+	swapped := filepath.Join(dir, "swapped")
+	for name, b := range treeFiles(t, whole) {
+		if name == trials.GridFile {
+			b = strings.Replace(strings.Replace(b, "00-1/00-100_s", "TMP", 1), "00-1/01-150_s", "00-1/00-100_s", 1)
+			b = strings.Replace(b, "TMP", "00-1/01-150_s", 1)
+		}
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(swapped, name)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(swapped, name), []byte(b), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := run([]string{"merge", swapped, s0}, &stdout, &stderr); err == nil || !strings.Contains(err.Error(), "is not the grid of") {
+		t.Errorf("a shard with its directories swapped, against another: %v", err)
+	}
+	if err := run([]string{"merge", swapped}, &stdout, &stderr); err == nil || !strings.Contains(err.Error(), "holds the sweep of") {
+		t.Errorf("a shard with its directories swapped: %v", err)
 	}
 	other := filepath.Join(dir, "other")
 	var o1, o2 bytes.Buffer
