@@ -41,14 +41,40 @@ func (s *Summary) WriteDir(dir string) error {
 
 // ReadFile reads a summary from path, or from path/trials.json when path is a directory.
 func ReadFile(path string) (*Summary, error) {
+	b, path, err := readIn(path, File)
+	if err != nil {
+		return nil, err
+	}
+	return Read(b, path)
+}
+
+// readIn reads the file at path, or the file named file in the directory path, and
+// returns its bytes and the path read.
+func readIn(path, file string) ([]byte, string, error) {
 	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
-		path = filepath.Join(path, File)
+		path = filepath.Join(path, file)
 	}
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("trials: %w", err)
+		return nil, path, fmt.Errorf("trials: %w", err)
 	}
-	return Read(b, path)
+	return b, path, nil
+}
+
+// decodeOne decodes b, which must hold exactly one JSON object without unknown fields,
+// into v; errors give name's line and column, and say what file was expected (what).
+func decodeOne(b []byte, name, what string, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return decodeError(b, name, what, dec, err)
+	}
+	end := int(dec.InputOffset())
+	if _, err := dec.Token(); err != io.EOF {
+		line, col := position(b, skipSpace(b, end))
+		return fmt.Errorf("%s:%d:%d: unexpected data after the %s object; expected one JSON object", name, line, col, what)
+	}
+	return nil
 }
 
 // Read decodes a summary written by [Summary.WriteJSON]; name is the file's name for error
@@ -57,16 +83,9 @@ func ReadFile(path string) (*Summary, error) {
 // and deltas recomputed from them, so a summary edited by hand cannot disagree with its
 // runs.
 func Read(b []byte, name string) (*Summary, error) {
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
 	var s Summary
-	if err := dec.Decode(&s); err != nil {
-		return nil, decodeError(b, name, File, dec, err)
-	}
-	end := int(dec.InputOffset())
-	if _, err := dec.Token(); err != io.EOF {
-		line, col := position(b, skipSpace(b, end))
-		return nil, fmt.Errorf("%s:%d:%d: unexpected data after the summary; expected one JSON object", name, line, col)
+	if err := decodeOne(b, name, File, &s); err != nil {
+		return nil, err
 	}
 	if s.Scenario == "" {
 		return nil, fmt.Errorf("%s: not a trials summary: no \"scenario\"; expected the %s that goodput replay --trials writes", name, File)

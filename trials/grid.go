@@ -1,10 +1,8 @@
 package trials
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -127,16 +125,9 @@ func (g *Grid) WriteDir(dir string) error {
 // give its line and column. Unknown fields are errors, and so is a manifest that is not a
 // grid (see [Grid]).
 func ReadGrid(b []byte, name string) (*Grid, error) {
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
 	var g Grid
-	if err := dec.Decode(&g); err != nil {
-		return nil, decodeError(b, name, GridFile, dec, err)
-	}
-	end := int(dec.InputOffset())
-	if _, err := dec.Token(); err != io.EOF {
-		line, col := position(b, skipSpace(b, end))
-		return nil, fmt.Errorf("%s:%d:%d: unexpected data after the grid; expected one JSON object", name, line, col)
+	if err := decodeOne(b, name, GridFile, &g); err != nil {
+		return nil, err
 	}
 	if err := g.check(); err != nil {
 		return nil, fmt.Errorf("%s: not a grid: %w", name, err)
@@ -146,12 +137,9 @@ func ReadGrid(b []byte, name string) (*Grid, error) {
 
 // ReadGridFile reads the manifest at path, or in the directory path.
 func ReadGridFile(path string) (*Grid, error) {
-	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
-		path = filepath.Join(path, GridFile)
-	}
-	b, err := os.ReadFile(path)
+	b, path, err := readIn(path, GridFile)
 	if err != nil {
-		return nil, fmt.Errorf("trials: %w", err)
+		return nil, err
 	}
 	return ReadGrid(b, path)
 }

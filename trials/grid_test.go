@@ -44,7 +44,7 @@ func TestReadGridErrors(t *testing.T) {
 	for _, tt := range []struct{ in, want string }{
 		{"", "g.json: empty file; expected the JSON of a vary.json"},
 		{"{\n  \"paths\": [\"a\"],\n  \"valus\": []\n}", "g.json:3:3: unknown field \"valus\""},
-		{`{"paths": ["a"], "values": [["1"]], "dirs": ["00-1"]} {}`, "g.json:1:55: unexpected data after the grid"},
+		{`{"paths": ["a"], "values": [["1"]], "dirs": ["00-1"]} {}`, "g.json:1:55: unexpected data after the vary.json object"},
 		{`{"paths": "a"}`, "g.json:1:11: paths is a JSON string; expected []string"},
 		{`{"paths": ["a"`, "g.json:1:15: the file ends inside the JSON; expected the rest of the vary.json"},
 		{`{}`, "g.json: not a grid: 0 inputs with 0 lists of values"},

@@ -368,7 +368,7 @@ func TestReadErrors(t *testing.T) {
 		{"type", "{\n  \"trials\": \"2\"\n}", "f.json:2:13: trials is a JSON string; expected int"},
 		{"unknown field", "{\"scenario\": \"x\", \"extra\": 1}", `f.json:1:19: unknown field "extra"`},
 		{"truncated", good[:len(good)/2], "the file ends inside the JSON"},
-		{"two objects", good + "{}", "unexpected data after the summary"},
+		{"two objects", good + "{}", "unexpected data after the trials.json object"},
 		{"not a summary", "{}", `no "scenario"`},
 		{"old figures", strings.Replace(good, `"key": "late"`, `"key": "tardy"`, 1), "are not this version's"},
 		{"seed outside", strings.Replace(good, `"seed": 2`, `"seed": 9`, 1), "run of seed 9 is outside the sweep (seeds 1 to 2)"},
