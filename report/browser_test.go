@@ -224,7 +224,7 @@ type gridsDrawn struct {
 func TestBrowserVary(t *testing.T) {
 	g := varyGrid(t, []string{"x.y", "z"}, [][]string{{"1", "2"}, {"a", "b", "c"}})
 	s := g.Sums[0]
-	want := len(s.Figures)*(len(s.Spread)+len(s.Deltas)) + (len(s.Spread[0].Objectives)+1)*len(s.Spread)
+	want := len(s.Figures)*(len(s.Spread)+len(s.Deltas)) + (len(s.Spread[0].Objectives)+2)*len(s.Spread) // + every objective at once, + invariants
 	forEachView(t, map[string]string{
 		"synthetic-vary": filepath.Join("testdata", VaryHTMLFile),
 	}, func(t *testing.T, br *browsertest.Browser, _ string, _ int64, _ string) {

@@ -6,6 +6,7 @@ import (
 	"html/template"
 	"io"
 	"math"
+	"slices"
 	"strings"
 
 	"goodput/trials"
@@ -142,6 +143,15 @@ func newVaryPage(g VaryGrid, sameObjectives bool) *varyPage {
 		p.ObjectivesDiffer = !sameObjectives
 	}
 	if hasObjectives(first) && sameObjectives {
+		// First the region where each arm meets every objective at once.
+		all := varyFigure{ID: "objectives-all", Label: "every objective", Note: "the trials in which all passed"}
+		for a, arm := range p.Arms {
+			all.Grids = append(all.Grids, newGridView(g, arm.Name, arm.Class, "objective", func(v int) gridCell {
+				s := g.Sums[v]
+				return passGridCell(allPassed(s, a), len(s.Runs))
+			}))
+		}
+		p.Objectives = append(p.Objectives, all)
 		for j, o := range first.Spread[0].Objectives {
 			fig := varyFigure{ID: fmt.Sprintf("objective-%d", j+1), Label: o.Name, Note: o.Metric}
 			for a, arm := range p.Arms {
@@ -193,6 +203,17 @@ func newVaryPage(g VaryGrid, sameObjectives bool) *varyPage {
 		}))
 	}
 	return p
+}
+
+// allPassed counts the trials of s in which arm a passed every objective.
+func allPassed(s *trials.Summary, a int) int {
+	n := 0
+	for _, r := range s.Runs {
+		if !slices.ContainsFunc(r.Arms[a].Objectives, func(o trials.ObjectiveRun) bool { return !o.Pass }) {
+			n++
+		}
+	}
+	return n
 }
 
 // newGridView lays out cell(v) for every combination v: row-major, so that each row holds

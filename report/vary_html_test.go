@@ -76,7 +76,7 @@ func TestVaryHTMLGolden(t *testing.T) {
 	}
 	tables := gridTable.FindAllStringSubmatch(page, -1)
 	objectives := len(g.Sums[0].Spread[0].Objectives)
-	if want := len(trials.Figures())*3 + objectives*2 + 2; len(tables) != want {
+	if want := len(trials.Figures())*3 + (objectives+1)*2 + 2; len(tables) != want { // +1: every objective at once
 		t.Errorf("%d grids, want %d", len(tables), want)
 	}
 	links := regexp.MustCompile(`<a href="([^"#]*)">`)
@@ -302,5 +302,31 @@ func TestVaryHTMLMismatches(t *testing.T) {
 	}
 	if b.Len() != 0 {
 		t.Error("an error wrote part of a page")
+	}
+}
+
+// The first objective grid is every objective at once: a trial counts only when the arm
+// passed all of them.
+func TestVaryHTMLEveryObjective(t *testing.T) {
+	g := varyGrid(t, []string{"x.y"}, [][]string{{"1", "2"}})
+	s := g.Sums[1]
+	// In one trial the protected arm fails one objective it otherwise passes.
+	s.Runs[1].Arms[1].Objectives[0].Pass = false
+	if got := allPassed(s, 1); got != len(s.Runs)-1 {
+		t.Errorf("protected passed every objective in %d trials, want %d", got, len(s.Runs)-1)
+	}
+	if got := allPassed(s, 0); got != 0 {
+		t.Errorf("baseline passed every objective in %d trials, want 0", got)
+	}
+	p := newVaryPage(g, true)
+	if f := p.Objectives[0]; f.Label != "every objective" || len(f.Grids) != 2 {
+		t.Fatalf("first objective figure %q with %d grids", f.Label, len(f.Grids))
+	}
+	cells := p.Objectives[0].Grids[1].Rows[0].Cells
+	if c := cells[0]; c.Main != "3/3" || c.Class != "pass-all" {
+		t.Errorf("protected at x.y=1: %+v", c)
+	}
+	if c := cells[1]; c.Main != "2/3" || c.Class != "pass-some" {
+		t.Errorf("protected at x.y=2: %+v", c)
 	}
 }
