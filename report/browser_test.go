@@ -12,6 +12,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"goodput/internal/browsertest"
+	"goodput/trials"
 )
 
 // drawn is what the browser test measures on a report page.
@@ -66,26 +67,35 @@ func TestBrowserReport(t *testing.T) {
 			t.Fatal(err)
 		}
 		checkDrawn(t, m)
-		dir := os.Getenv("GOODPUT_SCREENSHOT_DIR")
-		if dir == "" || page != "northstar" || width != 1280 || media != "" {
-			return
-		}
-		// The README shows the top of the page: the key figures and the first charts.
-		if err := chromedp.Do(br.Context(), chromedp.EmulateViewport(1280, 1500)); err != nil {
-			t.Fatal(err)
-		}
-		top, err := chromedp.Run(br.Context(), chromedp.CaptureScreenshot())
-		if err != nil {
-			t.Fatal(err)
-		}
-		small, err := browsertest.CompactPNG(top)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, "replay-northstar.png"), small, 0o644); err != nil {
-			t.Fatal(err)
+		if page == "northstar" && width == 1280 && media == "" {
+			// The README shows the top of the page: the key figures and the first charts.
+			screenshotTop(t, br, 1500, "replay-northstar.png")
 		}
 	})
+}
+
+// screenshotTop writes the top height px of the page open in br, at 1280 px wide, to
+// $GOODPUT_SCREENSHOT_DIR/name when that is set (the screenshots in README.md and docs/).
+func screenshotTop(t *testing.T, br *browsertest.Browser, height int64, name string) {
+	t.Helper()
+	dir := os.Getenv("GOODPUT_SCREENSHOT_DIR")
+	if dir == "" {
+		return
+	}
+	if err := chromedp.Do(br.Context(), chromedp.EmulateViewport(1280, height)); err != nil {
+		t.Fatal(err)
+	}
+	top, err := chromedp.Run(br.Context(), chromedp.CaptureScreenshot())
+	if err != nil {
+		t.Fatal(err)
+	}
+	small, err := browsertest.CompactPNG(top)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, name), small, 0o644); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // forEachView opens each page (name → file) in headless Chromium at 375 px, at 1280 px and
@@ -222,12 +232,28 @@ type gridsDrawn struct {
 // each objective, per arm and difference of each figure, per arm of the invariants — is
 // drawn with some size.
 func TestBrowserVary(t *testing.T) {
-	g := varyGrid(t, []string{"x.y", "z"}, [][]string{{"1", "2"}, {"a", "b", "c"}})
-	s := g.Sums[0]
-	want := len(s.Figures)*(len(s.Spread)+len(s.Deltas)) + (len(s.Spread[0].Objectives)+2)*len(s.Spread) // + every objective at once, + invariants
+	example := filepath.Join("..", "examples", "northstar", "metastable")
+	m, err := trials.ReadGridFile(example)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ns, err := trials.ReadFile(filepath.Join(example, filepath.FromSlash(m.Dirs[0])))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A grid per figure for each arm and difference, per objective (and all at once) for
+	// each arm, and the invariants' for each arm.
+	grids := func(s *trials.Summary) int {
+		return len(s.Figures)*(len(s.Spread)+len(s.Deltas)) + (len(s.Spread[0].Objectives)+2)*len(s.Spread)
+	}
+	want := map[string]int{
+		"synthetic-vary":       grids(varyGrid(t, []string{"x.y", "z"}, [][]string{{"1", "2"}, {"a", "b", "c"}}).Sums[0]),
+		"northstar-metastable": grids(ns),
+	}
 	forEachView(t, map[string]string{
-		"synthetic-vary": filepath.Join("testdata", VaryHTMLFile),
-	}, func(t *testing.T, br *browsertest.Browser, _ string, _ int64, _ string) {
+		"synthetic-vary":       filepath.Join("testdata", VaryHTMLFile),
+		"northstar-metastable": filepath.Join(example, VaryHTMLFile),
+	}, func(t *testing.T, br *browsertest.Browser, page string, width int64, media string) {
 		m, err := chromedp.Run(br.Context(), chromedp.Evaluate[gridsDrawn](gridsJS))
 		if err != nil {
 			t.Fatal(err)
@@ -238,13 +264,17 @@ func TestBrowserVary(t *testing.T) {
 		if m.Scripts != 0 {
 			t.Errorf("the page has %d scripts", m.Scripts)
 		}
-		if len(m.Grids) != want {
-			t.Errorf("%d grids drawn, want %d", len(m.Grids), want)
+		if len(m.Grids) != want[page] {
+			t.Errorf("%d grids drawn, want %d", len(m.Grids), want[page])
 		}
 		for i, r := range m.Grids {
 			if r[0] < 100 || r[1] < 40 {
 				t.Errorf("grid %d drawn %v × %v px", i, r[0], r[1])
 			}
+		}
+		if page == "northstar-metastable" && width == 1280 && media == "" {
+			// docs/northstar.md shows the top: the grid of every objective at once.
+			screenshotTop(t, br, 1900, "vary-northstar.png")
 		}
 	})
 }

@@ -144,7 +144,7 @@ func newVaryPage(g VaryGrid, sameObjectives bool) *varyPage {
 	}
 	if hasObjectives(first) && sameObjectives {
 		// First the region where each arm meets every objective at once.
-		all := varyFigure{ID: "objectives-all", Label: "every objective", Note: "the trials in which all passed"}
+		all := varyFigure{ID: "objectives-all", Label: "every objective", Note: "the trials in which all that could be measured passed"}
 		for a, arm := range p.Arms {
 			all.Grids = append(all.Grids, newGridView(g, arm.Name, arm.Class, "objective", func(v int) gridCell {
 				s := g.Sums[v]
@@ -205,11 +205,14 @@ func newVaryPage(g VaryGrid, sameObjectives bool) *varyPage {
 	return p
 }
 
-// allPassed counts the trials of s in which arm a passed every objective.
+// allPassed counts the trials of s in which arm a passed every objective it could be
+// measured on (an arm without a load state has no Normal to measure in), and at least one.
 func allPassed(s *trials.Summary, a int) int {
 	n := 0
 	for _, r := range s.Runs {
-		if !slices.ContainsFunc(r.Arms[a].Objectives, func(o trials.ObjectiveRun) bool { return !o.Pass }) {
+		obj := r.Arms[a].Objectives
+		measured := slices.ContainsFunc(obj, func(o trials.ObjectiveRun) bool { return !o.NoData })
+		if measured && !slices.ContainsFunc(obj, func(o trials.ObjectiveRun) bool { return !o.Pass && !o.NoData }) {
 			n++
 		}
 	}

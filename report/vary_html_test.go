@@ -3,6 +3,8 @@ package report
 import (
 	"bytes"
 	"fmt"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -328,5 +330,56 @@ func TestVaryHTMLEveryObjective(t *testing.T) {
 	}
 	if c := cells[1]; c.Main != "2/3" || c.Class != "pass-some" {
 		t.Errorf("protected at x.y=2: %+v", c)
+	}
+}
+
+// The example grid's pages are the pages of its summaries, as this build draws them: its
+// vary.html, and each combination's trials.html.
+func TestVaryHTMLExample(t *testing.T) {
+	dir := filepath.Join("..", "examples", "northstar", "metastable")
+	m, err := trials.ReadGridFile(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := VaryGrid{Paths: m.Paths, Values: m.Values}
+	for _, d := range m.Dirs {
+		sub := filepath.Join(dir, filepath.FromSlash(d))
+		s, err := trials.ReadFile(sub)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g.Sums = append(g.Sums, s)
+		g.Links = append(g.Links, d+"/"+TrialsHTMLFile)
+		want, err := os.ReadFile(filepath.Join(sub, TrialsHTMLFile))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if renderTrials(t, s) != string(want) {
+			t.Errorf("%s/%s is not the page of its trials.json", sub, TrialsHTMLFile)
+		}
+	}
+	var b bytes.Buffer
+	if err := VaryHTML(&b, g); err != nil {
+		t.Fatal(err)
+	}
+	want, err := os.ReadFile(filepath.Join(dir, VaryHTMLFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.String() != string(want) {
+		t.Errorf("%s/%s is not the page of its grid; rewrite it with goodput merge %s --out %s", dir, VaryHTMLFile, dir, dir)
+	}
+}
+
+// An objective that cannot be measured on an arm (no data) does not fail "every
+// objective"; one that fails does, and a trial with nothing measured does not pass.
+func TestAllPassedSkipsNoData(t *testing.T) {
+	run := func(objs ...trials.ObjectiveRun) trials.Trial {
+		return trials.Trial{Arms: []trials.ArmRun{{Objectives: objs}}}
+	}
+	ok, bad, none := trials.ObjectiveRun{Pass: true}, trials.ObjectiveRun{}, trials.ObjectiveRun{NoData: true}
+	s := &trials.Summary{Runs: []trials.Trial{run(ok, none), run(ok, bad), run(none, none), run(ok, ok)}}
+	if got := allPassed(s, 0); got != 2 {
+		t.Errorf("allPassed = %d, want 2 (the first and the last trial)", got)
 	}
 }
