@@ -193,7 +193,9 @@ arms:
 // propagates deadlines without a budget) and of the flaky one come to at seed 1: every
 // population, the retries and their suppressions, the budget's counts and the
 // duplicates, so that a change of mechanism shows as a diff of
-// testdata/small.golden.json (go test ./model -run SmallGolden -update rewrites it).
+// testdata/small.golden.json (go test ./model -run SmallGolden -update rewrites it). The
+// file records the model's Version: an outcome that changes under the same Version fails,
+// even with -update, until Version is raised.
 func TestSmallGolden(t *testing.T) {
 	type armSummary struct {
 		Scenario, Name string
@@ -201,36 +203,52 @@ func TestSmallGolden(t *testing.T) {
 		Retry          packet.Retry
 		Duplicates     packet.Duplicates
 	}
-	var sums []armSummary
+	type goldenFile struct {
+		ModelVersion int          `json:"model_version"`
+		Arms         []armSummary `json:"arms"`
+	}
+	got := goldenFile{ModelVersion: Version}
 	for _, sc := range []*scenario.Scenario{withPropagatingArm(t, decode(t, small)), decode(t, flaky)} {
 		pk, err := Run(t.Context(), sc, Options{Seed: 1})
 		if err != nil {
 			t.Fatal(err)
 		}
+		if pk.ModelVersion != Version {
+			t.Errorf("the packet's model version is %d, want %d", pk.ModelVersion, Version)
+		}
 		for _, a := range pk.Arms {
-			sums = append(sums, armSummary{sc.Name, a.Name, a.Totals, a.Retry, a.Duplicates})
+			got.Arms = append(got.Arms, armSummary{sc.Name, a.Name, a.Totals, a.Retry, a.Duplicates})
 		}
 	}
-	got, err := json.MarshalIndent(sums, "", "  ")
-	if err != nil {
-		t.Fatal(err)
-	}
-	got = append(got, '\n')
 	path := filepath.Join("testdata", "small.golden.json")
-	if *update {
+	var want goldenFile
+	if b, err := os.ReadFile(path); err == nil {
+		if err := json.Unmarshal(b, &want); err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+	} else if !*update {
+		t.Fatalf("%v (go test -run SmallGolden -update writes it)", err)
+	}
+	enc := func(v any) []byte {
+		b, err := json.MarshalIndent(v, "", "  ")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return append(b, '\n')
+	}
+	changed := want.Arms != nil && !bytes.Equal(enc(got.Arms), enc(want.Arms))
+	switch {
+	case changed && want.ModelVersion == Version:
+		t.Fatalf("the small scenarios' outcome changed but model.Version is still %d: raise it, then rerun with -update:\n%s", Version, enc(got.Arms))
+	case *update:
 		if err := os.MkdirAll("testdata", 0o755); err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
+		if err := os.WriteFile(path, enc(got), 0o644); err != nil {
 			t.Fatal(err)
 		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (go test -run SmallGolden -update writes it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("the small scenario's outcome differs from %s (rerun with -update if the change is meant):\n%s", path, got)
+	case changed || want.ModelVersion != Version:
+		t.Errorf("%s was written by model version %d, this is %d (rerun with -update if the change is meant):\n%s", path, want.ModelVersion, Version, enc(got))
 	}
 }
 

@@ -7,6 +7,9 @@ import "time"
 type Packet struct {
 	Scenario string `json:"scenario"`
 	Seed     uint64 `json:"seed"`
+	// ModelVersion is the version of the model that replayed the scenario (model.Version):
+	// the same scenario and seed give the same packet under one version.
+	ModelVersion int `json:"model_version,omitempty"`
 	// Set lists the scenario's inputs changed for this replay (goodput replay --set), as
 	// PATH=VALUE; empty when the file was replayed as written.
 	Set  []string `json:"set,omitempty"`

@@ -19,6 +19,12 @@
 //	goodput replay s.scenario.yaml --trials 40 --shard 0/4 --out shard-0   # … to 3/4
 //	goodput merge shard-0 shard-1 shard-2 shard-3 --out sweep
 //
-// A summary is identified by its scenario's [Digest], first seed and number of trials;
-// Merge refuses shards that differ in any of them, repeat a seed, or leave one out.
+// A summary is identified by its scenario's [Digest], first seed and number of trials,
+// and records the model version that replayed it; Merge refuses shards that differ in
+// any of them, repeat a seed, or leave one out.
+//
+// A sweep over several inputs' values (goodput replay --vary, once per input) is a
+// [Grid]: a summary per combination in a directory of its own, listed by the grid's
+// manifest (vary.json), which goodput merge reads to merge a sharded grid combination by
+// combination.
 package trials

@@ -111,6 +111,7 @@ func Read(b []byte, name string) (*Summary, error) {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	out.source = name
+	out.ModelVersion = s.ModelVersion
 	return out, nil
 }
 
@@ -219,6 +220,9 @@ func Merge(parts ...*Summary) (*Summary, error) {
 		if p.Scenario != first.Scenario || p.Digest != first.Digest {
 			return nil, fmt.Errorf("trials: %s is of scenario %s (%s), %s of %s (%s): not one sweep", part(parts, i), p.Scenario, short(p.Digest), part(parts, 0), first.Scenario, short(first.Digest))
 		}
+		if p.ModelVersion != first.ModelVersion {
+			return nil, fmt.Errorf("trials: %s was replayed by model version %d, %s by version %d: replay the older shards again with this goodput", part(parts, i), p.ModelVersion, part(parts, 0), first.ModelVersion)
+		}
 		if !slices.Equal(p.Set, first.Set) {
 			return nil, fmt.Errorf("trials: %s was run with --set %q, %s with %q: not one sweep", part(parts, i), p.Set, part(parts, 0), first.Set)
 		}
@@ -258,7 +262,12 @@ func Merge(parts ...*Summary) (*Summary, error) {
 		}
 		return nil, fmt.Errorf("trials: %d of %d trials are missing (seeds %s): %s", first.Trials-len(runs), first.Trials, strings.Join(missing, ", "), hint)
 	}
-	return newSummary(first.Scenario, first.Digest, first.Set, first.FirstSeed, first.Trials, nil, slices.Clone(runs))
+	s, err := newSummary(first.Scenario, first.Digest, first.Set, first.FirstSeed, first.Trials, nil, slices.Clone(runs))
+	if err != nil {
+		return nil, err
+	}
+	s.ModelVersion = first.ModelVersion
+	return s, nil
 }
 
 // part names the i-th summary given to Merge: its file, or its place.

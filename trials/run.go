@@ -58,6 +58,7 @@ func Run(ctx context.Context, cfg Config, run RunFunc, progress Progress) (*Summ
 	seeds := cfg.Shard.Seeds(cfg.FirstSeed, cfg.Trials)
 	runs := make([]Trial, len(seeds))
 	errs := make([]error, len(seeds))
+	versions := make([]int, len(seeds))
 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -81,6 +82,7 @@ func Run(ctx context.Context, cfg Config, run RunFunc, progress Progress) (*Summ
 					continue
 				}
 				runs[i] = newTrial(seed, p)
+				versions[i] = p.ModelVersion
 			}
 		})
 	}
@@ -114,7 +116,19 @@ feed:
 	if !cfg.Shard.Whole() {
 		shard = &cfg.Shard
 	}
-	return newSummary(cfg.Scenario, cfg.Digest, cfg.Set, cfg.FirstSeed, cfg.Trials, shard, runs)
+	for i, v := range versions {
+		if v != versions[0] {
+			return nil, fmt.Errorf("trials: seed %d was replayed by model version %d, seed %d by version %d", seeds[0], versions[0], seeds[i], v)
+		}
+	}
+	s, err := newSummary(cfg.Scenario, cfg.Digest, cfg.Set, cfg.FirstSeed, cfg.Trials, shard, runs)
+	if err != nil {
+		return nil, err
+	}
+	if len(versions) > 0 {
+		s.ModelVersion = versions[0]
+	}
+	return s, nil
 }
 
 // newTrial keeps the figures of one trial's packet.

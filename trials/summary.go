@@ -23,6 +23,10 @@ type Summary struct {
 	// Digest identifies the scenario's inputs (less its seed and trials), so that shards
 	// of different scenarios are not merged.
 	Digest string `json:"scenario_digest"`
+	// ModelVersion is the version of the model that replayed the trials
+	// ([packet.Packet.ModelVersion]; 0 in summaries written before it was recorded), so
+	// that shards replayed by different models are not merged.
+	ModelVersion int `json:"model_version,omitempty"`
 	// Set lists the scenario's inputs changed for the sweep (goodput replay --set), as
 	// PATH=VALUE; the digest is of the changed scenario.
 	Set []string `json:"set,omitempty"`

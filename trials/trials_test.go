@@ -329,6 +329,7 @@ func TestMergeErrors(t *testing.T) {
 		{"repeated shard", []*Summary{shard(base, 0, 2), shard(base, 0, 2), shard(base, 1, 2)}, "seed 1 is in part 1 and in part 2"},
 		{"another scenario", []*Summary{shard(base, 0, 2), shard(other, 1, 2)}, "part 2 is of scenario fake (sha256:b), part 1 of fake (sha256:a): not one sweep"},
 		{"another sweep", []*Summary{shard(base, 0, 2), shard(longer, 1, 2)}, "part 2 is 7 trials from seed 1, part 1 is 6 from seed 1"},
+		{"another model", []*Summary{shard(base, 0, 2), func() *Summary { s := shard(base, 1, 2); s.ModelVersion = 3; return s }()}, "part 2 was replayed by model version 3, part 1 by version 0: replay the older shards again"},
 	}
 	for _, tt := range tests {
 		_, err := Merge(tt.parts...)
@@ -567,5 +568,36 @@ func TestMeanCI95(t *testing.T) {
 	lo, hi = meanCI95(st)
 	if want := 1.96 * st.SD / math.Sqrt(1000); math.Abs((hi-lo)/2-want) > 0.002*want {
 		t.Errorf("1000 values: half-width %v, want about %v", (hi-lo)/2, want)
+	}
+}
+
+// A sweep records the model version its packets were replayed by, keeps it through a
+// file and a merge, and refuses packets of two versions.
+func TestModelVersion(t *testing.T) {
+	versioned := func(v func(seed uint64) int) RunFunc {
+		return func(ctx context.Context, seed uint64, progress func(done, total time.Duration)) (*packet.Packet, error) {
+			p, err := fakeRun(ctx, seed, progress)
+			if p != nil {
+				p.ModelVersion = v(seed)
+			}
+			return p, err
+		}
+	}
+	cfg := Config{Scenario: "fake", Digest: "d", FirstSeed: 1, Trials: 4}
+	s, err := Run(context.Background(), cfg, versioned(func(uint64) int { return 7 }), nil)
+	if err != nil || s.ModelVersion != 7 {
+		t.Fatalf("sweep of version 7: %+v, %v", s, err)
+	}
+	back, err := Read([]byte(encode(t, s)), "f.json")
+	if err != nil || back.ModelVersion != 7 || !strings.Contains(encode(t, s), `"model_version": 7,`) {
+		t.Errorf("read back: version %d, %v", back.ModelVersion, err)
+	}
+	m, err := Merge(back)
+	if err != nil || m.ModelVersion != 7 {
+		t.Errorf("merged: %v, %v", m, err)
+	}
+	_, err = Run(context.Background(), cfg, versioned(func(seed uint64) int { return 7 + int(seed/3) }), nil)
+	if err == nil || !strings.Contains(err.Error(), "seed 1 was replayed by model version 7, seed 3 by version 8") {
+		t.Errorf("mixed versions: %v", err)
 	}
 }
