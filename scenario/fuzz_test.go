@@ -1,9 +1,14 @@
 package scenario
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -210,4 +215,115 @@ func containsAny(s string, subs ...string) bool {
 		}
 	}
 	return false
+}
+
+// FuzzWith applies one override to the single-server example: it never panics, an error
+// names the override, and a success changes the scenario at the override's path and
+// nowhere else (a value's text cannot reach past its own place, say by closing its flow
+// and opening another key), and reads back the same when re-encoded.
+func FuzzWith(f *testing.F) {
+	base, err := Load(filepath.Join("..", "examples", "single-server", "single-server.scenario.yaml"))
+	if err != nil {
+		f.Fatal(err)
+	}
+	for _, s := range [][2]string{
+		{"load.schedule.0.rate", "700/s"},
+		{"faults.0.work_factor", "140%"},
+		{"topology.services.server.workers", "2"},
+		{"arms.fifo.name", "plain"},
+		{"arms.1.policy.queue", "{kind: age, max_age: 100ms}"},
+		{"name", `"x", "description": "y"`},
+		{"name", `x", "description": "y`},
+		{"description", `{a: 1}, "seed": 5`},
+		{"load.schedule", "[{at: 0s, rate: 1/s}]"},
+		{"seed", "0x10"},
+		{"name", "&a x"},
+		{"name", "*a"},
+		{"name", "!!binary aGk="},
+		{"clock.tick", "1s # a comment"},
+		{"", "1"},
+		{"a..b", "1"},
+		{"topology.services.nope.workers", "1"},
+		{"name.x", "1"},
+	} {
+		f.Add(s[0], s[1])
+	}
+	f.Fuzz(func(t *testing.T, path, value string) {
+		o := Override{Path: path, Value: value}
+		got, err := base.With(o)
+		if err != nil {
+			if !strings.Contains(err.Error(), "--set ") {
+				t.Fatalf("error does not name the override: %v", err)
+			}
+			return
+		}
+		before, after := jsonTree(t, base), jsonTree(t, got)
+		idx, ok := resolve(before, strings.Split(path, "."))
+		if !ok {
+			return // the override made a key the scenario did not have: nothing to compare around
+		}
+		const blank = "\x00blank"
+		b, err1 := set(before, idx, blank, "")
+		a, err2 := set(after, idx, blank, "")
+		if err1 != nil || err2 != nil {
+			t.Fatalf("blanking %v: %v, %v", idx, err1, err2)
+		}
+		if !reflect.DeepEqual(a, b) {
+			t.Fatalf("%s changed the scenario beyond %s", o, path)
+		}
+		// set blanked the trees in place: compare fresh ones.
+		if back, err := got.With(); err != nil || !reflect.DeepEqual(jsonTree(t, back), jsonTree(t, got)) {
+			t.Fatalf("the result does not read back the same: %v", err)
+		}
+	})
+}
+
+// jsonTree is the scenario's JSON as a generic tree.
+func jsonTree(t *testing.T, s *Scenario) any {
+	t.Helper()
+	b, err := json.Marshal(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tree any
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	if err := dec.Decode(&tree); err != nil {
+		t.Fatal(err)
+	}
+	return tree
+}
+
+// resolve turns a path's list steps by name into indices, walking tree, and reports
+// whether the whole path exists in it.
+func resolve(tree any, path []string) ([]string, bool) {
+	out := slices.Clone(path)
+	n := tree
+	for i, key := range path {
+		switch m := n.(type) {
+		case map[string]any:
+			c, ok := m[key]
+			if !ok {
+				return nil, false
+			}
+			n = c
+		case []any:
+			j := slices.IndexFunc(m, func(e any) bool {
+				em, ok := e.(map[string]any)
+				return ok && em["name"] == key
+			})
+			if j < 0 {
+				k, err := strconv.Atoi(key)
+				if err != nil || k < 0 || k >= len(m) {
+					return nil, false
+				}
+				j = k
+			}
+			out[i] = strconv.Itoa(j)
+			n = m[j]
+		default:
+			return nil, false
+		}
+	}
+	return out, true
 }

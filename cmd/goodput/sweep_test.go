@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -668,4 +669,40 @@ func treeFiles(t *testing.T, dir string) map[string]string {
 		t.Fatal(err)
 	}
 	return files
+}
+
+// FuzzParseVary checks that --vary's parser never panics, and that what it accepts is an
+// input with one or more values, none empty and none twice, whose text is all in the
+// flag's (values come from splitting it, not from elsewhere).
+func FuzzParseVary(f *testing.F) {
+	for _, s := range []string{
+		"load.schedule.0.rate=8000/s,9000/s",
+		"a={p50: 1ms, p99: 5ms},{p50: 2ms, p99: 9ms}",
+		`a=[x, y],"q,r"`,
+		`a="x\",y",z`,
+		"a='p,q',r",
+		"a=it's slow,fast",
+		"a=1,,2",
+		"a={,}",
+		"a=]",
+		"seed=1,2",
+		"=1",
+		"a",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		vs, err := parseVary(s)
+		if err != nil {
+			return
+		}
+		if vs.Path == "" || len(vs.Values) == 0 {
+			t.Fatalf("parseVary(%q) = %+v", s, vs)
+		}
+		for i, v := range vs.Values {
+			if v == "" || slices.Index(vs.Values, v) < i || !strings.Contains(s, v) {
+				t.Fatalf("parseVary(%q): value %d is %q", s, i, v)
+			}
+		}
+	})
 }
