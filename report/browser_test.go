@@ -177,11 +177,29 @@ const stripsJS = `(() => ({docScrollW: document.documentElement.scrollWidth, inn
   dots: document.querySelectorAll('svg.strip circle').length}))()`
 
 type stripsDrawn struct {
-	DocScrollW float64     `json:"docScrollW"`
-	InnerWidth float64     `json:"innerWidth"`
-	Scripts    int         `json:"scripts"`
-	Strips     [][]float64 `json:"strips"`
-	Dots       int         `json:"dots"`
+	pageBox
+	Strips [][]float64 `json:"strips"`
+	Dots   int         `json:"dots"`
+}
+
+// pageBox is what every page must keep: its width within the window's, and no script.
+type pageBox struct {
+	DocScrollW float64 `json:"docScrollW"`
+	InnerWidth float64 `json:"innerWidth"`
+	Scripts    int     `json:"scripts"`
+}
+
+func (b pageBox) check(t *testing.T) {
+	t.Helper()
+	if b.InnerWidth == 0 {
+		t.Error("the page's width was not measured")
+	}
+	if b.DocScrollW > b.InnerWidth {
+		t.Errorf("the page scrolls sideways: scrollWidth %v > innerWidth %v", b.DocScrollW, b.InnerWidth)
+	}
+	if b.Scripts != 0 {
+		t.Errorf("the page has %d scripts", b.Scripts)
+	}
 }
 
 // TestBrowserTrials opens two sweep pages — the golden synthetic one (testdata/trials.html)
@@ -197,12 +215,7 @@ func TestBrowserTrials(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if m.DocScrollW > m.InnerWidth {
-			t.Errorf("the page scrolls sideways: scrollWidth %v > innerWidth %v", m.DocScrollW, m.InnerWidth)
-		}
-		if m.Scripts != 0 {
-			t.Errorf("the page has %d scripts", m.Scripts)
-		}
+		m.check(t)
 		if len(m.Strips) < 40 || m.Dots < 5*len(m.Strips) {
 			t.Errorf("%d strips with %d dots", len(m.Strips), m.Dots)
 		}
@@ -220,10 +233,8 @@ const gridsJS = `(() => ({docScrollW: document.documentElement.scrollWidth, inne
   grids: [...document.querySelectorAll('table.grid')].map(t => { const r = t.getBoundingClientRect(); return [r.width, r.height]; })}))()`
 
 type gridsDrawn struct {
-	DocScrollW float64     `json:"docScrollW"`
-	InnerWidth float64     `json:"innerWidth"`
-	Scripts    int         `json:"scripts"`
-	Grids      [][]float64 `json:"grids"`
+	pageBox
+	Grids [][]float64 `json:"grids"`
 }
 
 // TestBrowserVary opens the golden grid page (testdata/vary.html: x.y = 1, 2 × z = a, b, c)
@@ -258,12 +269,7 @@ func TestBrowserVary(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if m.DocScrollW > m.InnerWidth {
-			t.Errorf("the page scrolls sideways: scrollWidth %v > innerWidth %v", m.DocScrollW, m.InnerWidth)
-		}
-		if m.Scripts != 0 {
-			t.Errorf("the page has %d scripts", m.Scripts)
-		}
+		m.check(t)
 		if len(m.Grids) != want[page] {
 			t.Errorf("%d grids drawn, want %d", len(m.Grids), want[page])
 		}
