@@ -17,13 +17,7 @@ const TrialsHTMLFile = "trials.html"
 var trialsTemplate = template.Must(template.New("trials.html.tmpl").ParseFS(templateFS, "templates/trials.html.tmpl"))
 
 // trialsStyle is the report's stylesheet and the sweep page's own rules.
-var trialsStyle = func() template.CSS {
-	b, err := templateFS.ReadFile("templates/trials.css")
-	if err != nil {
-		panic(err) // embedded at build time
-	}
-	return style + "\n" + template.CSS(b)
-}()
+var trialsStyle = pageStyle("trials.css")
 
 // TrialsHTML writes a sweep's page: one self-contained page (no script, no request) with
 // the figures of [Trials] (each arm's median and range across the trials, and each arm's
@@ -262,4 +256,14 @@ func newStrip(s *trials.Summary, j int, f trials.Figure, st trials.Stats) *strip
 		}
 	}
 	return sp
+}
+
+// pageStyle is the report's stylesheet followed by a page's own rules, the embedded
+// templates/name.
+func pageStyle(name string) template.CSS {
+	b, err := templateFS.ReadFile("templates/" + name)
+	if err != nil {
+		panic(err) // embedded at build time
+	}
+	return style + "\n" + template.CSS(b)
 }

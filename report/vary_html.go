@@ -18,13 +18,7 @@ const VaryHTMLFile = "vary.html"
 var varyTemplate = template.Must(template.New("vary.html.tmpl").ParseFS(templateFS, "templates/vary.html.tmpl"))
 
 // varyStyle is the report's stylesheet and the grid page's own rules.
-var varyStyle = func() template.CSS {
-	b, err := templateFS.ReadFile("templates/vary.css")
-	if err != nil {
-		panic(err) // embedded at build time
-	}
-	return style + "\n" + template.CSS(b)
-}()
+var varyStyle = pageStyle("vary.css")
 
 // VaryHTML writes the page of g: the map of where each arm holds and where it breaks
 // across the inputs varied. Every grid has a column for each value of the last input and
