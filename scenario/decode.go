@@ -109,6 +109,8 @@ func expectType(t reflect.Type) string {
 		return "a factor such as 115% or 1.15"
 	case reflect.TypeFor[Instant]():
 		return "an RFC 3339 time such as 2026-03-10T14:00:00Z"
+	case reflect.TypeFor[Size]():
+		return "a size such as 16KiB"
 	case reflect.TypeFor[Dist]():
 		return "a duration (4ms) or a distribution ({p50: 38ms, p99: 95ms}, {mean: 5ms} or {constant: 4ms})"
 	case reflect.TypeFor[Quantiles]():

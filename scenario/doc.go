@@ -3,6 +3,13 @@
 // timeline, the policy arms to compare, objectives and alerts). A scenario
 // declares inputs only, never results.
 //
+// A service may give its instances a memory limit and a heap per attempt held;
+// a cache (topology.caches) is held by each instance of a service, and a stage
+// with cache set reads its dependency call through it. The cache keeps only the
+// entries that fit beside the attempts, so a backlog empties it and sends more
+// calls to the dependency; the hit ratio is what the replay makes of that,
+// never an input.
+//
 // Load a file with [Load], or decode bytes with [Decode]; both decode strictly
 // and then run [Scenario.Validate]:
 //
@@ -15,7 +22,7 @@
 //
 // # Quantities with units
 //
-// Durations, rates and shares are written with their units and decode into
+// Durations, rates, shares and sizes are written with their units and decode into
 // value types that say what they hold:
 //
 //	Duration   350ms, 1.8s, 40m, 1h30m       (a bare number is an error)
@@ -23,6 +30,7 @@
 //	Fraction   28% or 0.28                   (0 to 1)
 //	Factor     115%, 1.15 or 1.15x           (a multiplier)
 //	Instant    2026-03-10T14:00:00Z          (RFC 3339)
+//	Size       16KiB, 2MiB, 1.5GiB, 512B     (bytes: KiB, MiB… in 1024s; kB, MB… in 1000s)
 //	Quantiles  {p50: 38ms, p99: 95ms}        (a log-normal fixed by median and p99)
 //	Dist       4ms, {constant: 4ms}, {mean: 5ms} or {p50: 38ms, p99: 95ms}
 //

@@ -107,6 +107,23 @@ func ExampleParseFraction() {
 	// 120% is more than 100%; expected a fraction from 0% to 100%
 }
 
+func ExampleParseSize() {
+	for _, s := range []string{"16KiB", "1536MiB", "2.5MB", "512", "0.3KiB"} {
+		v, err := scenario.ParseSize(s)
+		if err != nil {
+			fmt.Println(err)
+			continue
+		}
+		fmt.Println(v.Bytes(), "bytes, written", v)
+	}
+	// Output:
+	// 16384 bytes, written 16KiB
+	// 1610612736 bytes, written 1.5GiB
+	// 2500000 bytes, written 2.5MB
+	// "512" has no unit; expected a size with a unit, e.g. 16KiB or 2GiB
+	// size "0.3KiB" is 307.2 bytes, not a whole number; expected a whole number of bytes, e.g. 307B or 308B
+}
+
 func ExampleQuantiles_Quantile() {
 	q := scenario.Quantiles{P50: scenario.Duration(38 * time.Millisecond), P99: scenario.Duration(95 * time.Millisecond)}
 	for _, p := range []float64{0.5, 0.9, 0.99} {

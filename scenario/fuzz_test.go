@@ -76,6 +76,10 @@ var fuzzSeeds = []string{
 	"objectives: [{name: o, metric: latency_p99, max: {ms: 1}}]\n",
 	"faults: [{at: 0s, shift: {rate: -5%}}]\n",
 	"topology: {services: [{name: s, instances: 1e6, workers: 1.5}]}\n",
+	"topology: {services: [{name: s, memory: {limit: 1.5 GiB, per_attempt: 0.3B}}]}\n",
+	"topology: {services: [{name: s, memory: {limit: 9223372036854775807B, per_attempt: 8388608TiB}}]}\n",
+	"topology: {caches: [{name: c, service: s, entries: 1e9, entry_size: -1KiB}, {name: c, entries: 0, entry_size: [1]}]}\n",
+	"classes: [{stages: [{name: s, work: 1ms, cache: c, mutation: order_commit}]}]\n",
 }
 
 func addSeeds(f *testing.F) {

@@ -77,6 +77,29 @@ func TestNorthstarSketch(t *testing.T) {
 	}
 }
 
+// TestCacheScenario spot-checks the memory and cache values of the cache example.
+func TestCacheScenario(t *testing.T) {
+	s, err := Load("testdata/valid/cache.scenario.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	checks := []struct {
+		name      string
+		got, want any
+	}{
+		{"limit", s.Topology.Services[0].Memory.Limit, Size(512 << 20)},
+		{"per attempt", s.Topology.Services[0].Memory.PerAttempt, Size(1 << 20)},
+		{"cache", s.Topology.Caches[0], Cache{Name: "item-cache", Service: "server", Entries: 20000, EntrySize: 16 << 10}},
+		{"stage cache", s.Classes[0].Stages[0].Cache, "item-cache"},
+		{"keys", s.Load.Keys, Keys{Count: 100000, Zipf: 1.2}},
+	}
+	for _, c := range checks {
+		if c.got != c.want {
+			t.Errorf("%s = %v; want %v", c.name, c.got, c.want)
+		}
+	}
+}
+
 // TestInvalidScenarios compares the errors of each file in testdata/invalid
 // with its golden .err file; run with -update to rewrite them.
 func TestInvalidScenarios(t *testing.T) {

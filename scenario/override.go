@@ -17,7 +17,7 @@ import (
 // Override is one input changed without editing the file: a path to a value of the
 // scenario, written with the file's keys, and the new value, written as in the file. A
 // path steps into a list of named things (classes, stages, entries, services,
-// dependencies, arms) by the element's name, or into any list by its index from 0:
+// dependencies, caches, arms) by the element's name, or into any list by its index from 0:
 //
 //	topology.dependencies.payment-risk.pool.per_instance=32
 //	arms.protected.policy.retries.budget.ratio=5%

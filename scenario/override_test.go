@@ -41,6 +41,7 @@ func TestWithNothingIsTheSame(t *testing.T) {
 		"../examples/northstar/northstar.scenario.yaml",
 		"../examples/single-server/single-server.scenario.yaml",
 		"testdata/valid/anchors.scenario.yaml",
+		"testdata/valid/cache.scenario.yaml",
 	} {
 		sc, err := Load(path)
 		if err != nil {
@@ -173,5 +174,36 @@ func TestWithValueAsInTheFile(t *testing.T) {
 	// An empty value is null: an optional list goes away, a required value is missing.
 	if got, err := sc.With(Override{Path: "alerts", Value: ""}); err != nil || len(got.Alerts) != 0 {
 		t.Errorf("alerts= : %v, %d alerts", err, len(got.Alerts))
+	}
+}
+
+// Sizes and caches change like any other input, and a bad size names the override.
+func TestWithCache(t *testing.T) {
+	sc, err := Load("testdata/valid/cache.scenario.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := sc.With(
+		Override{Path: "topology.caches.item-cache.entry_size", Value: "32KiB"},
+		Override{Path: "topology.services.server.memory.limit", Value: "1.5GiB"},
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c, m := got.Topology.Caches[0], got.Topology.Services[0].Memory; c.EntrySize != 32<<10 || m.Limit != 3<<29 || m.PerAttempt != 1<<20 {
+		t.Errorf("entry_size %v, memory %+v", c.EntrySize, m)
+	}
+	for _, tt := range []struct {
+		o    Override
+		want string
+	}{
+		{Override{Path: "topology.caches.item-cache.entry_size", Value: "32"}, `topology.caches[0].entry_size: "32" has no unit`},
+		{Override{Path: "topology.caches.item-cache.entry_size", Value: "0B"}, "topology.caches[0].entry_size: service \"server\" has a memory limit"},
+		{Override{Path: "topology.services.server.memory", Value: "{per_attempt: 1MiB}"}, "per_attempt needs a limit"},
+	} {
+		_, err := sc.With(tt.o)
+		if err == nil || !strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), "--set "+tt.o.String()) {
+			t.Errorf("%s: error %v, want one containing %q and naming the override", tt.o, err, tt.want)
+		}
 	}
 }

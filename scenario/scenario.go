@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -167,6 +168,10 @@ type Stage struct {
 	// payment_authorization or order_commit. It takes effect when the dependency finishes
 	// the call, whether or not the caller is still waiting.
 	Mutation string `yaml:"mutation,omitempty" json:"mutation,omitempty,omitzero" jsonschema:"enum=payment_authorization,enum=order_commit"`
+	// Cache names a cache of the service the stage runs on that the dependency call reads
+	// through: a hit answers the stage at once, a miss makes the call and, when it
+	// succeeds, fills an entry. Only with Dependency, and not with Mutation.
+	Cache string `yaml:"cache,omitempty" json:"cache,omitempty,omitzero"`
 }
 
 // Topology is the graph requests run through: entries route to services, whose
@@ -178,6 +183,8 @@ type Topology struct {
 	Services []Service `yaml:"services" json:"services"`
 	// Dependencies are what the services call.
 	Dependencies []Dependency `yaml:"dependencies,omitempty" json:"dependencies,omitempty,omitzero"`
+	// Caches are in-process caches held by each instance of a service.
+	Caches []Cache `yaml:"caches,omitempty" json:"caches,omitempty,omitzero"`
 }
 
 // Entry is an edge or a client: it sends each logical request to its target service as
@@ -237,6 +244,39 @@ type Service struct {
 	Router string `yaml:"router,omitempty" json:"router,omitempty,omitzero" jsonschema:"enum=round_robin,enum=random,enum=least_loaded"`
 	// Cold describes instances added by a scale fault until they are warm.
 	Cold Cold `yaml:"cold,omitempty" json:"cold,omitempty,omitzero"`
+	// Memory is each instance's heap, which the service's caches yield to the attempts
+	// it holds. Zero means no limit: the caches keep every entry they fill.
+	Memory Memory `yaml:"memory,omitempty" json:"memory,omitempty,omitzero"`
+}
+
+// Memory is the heap of one instance as attempts and caches share it: every attempt the
+// instance holds (queued or in service, orphans included) takes PerAttempt, and its caches
+// keep only the entries that fit in what is left of Limit.
+type Memory struct {
+	// Limit is the heap an instance has for attempts and caches (what is left after its
+	// code, routing state and other fixed costs), e.g. 2GiB. Zero means no limit.
+	Limit Size `yaml:"limit,omitempty" json:"limit,omitempty,omitzero"`
+	// PerAttempt is the heap one attempt holds while the instance has it, e.g. 2MiB.
+	PerAttempt Size `yaml:"per_attempt,omitempty" json:"per_attempt,omitempty,omitzero"`
+}
+
+// Cache is an in-process cache in each instance of a service, in front of a dependency
+// (the stages that name it say which). Its keys are the load's keys (load.keys): a
+// lookup of a key among the entries it holds is a hit. It holds the most popular keys it
+// has filled (the ideal a frequency-based cache approaches; an LRU of the same size hits
+// somewhat less), up to Entries, and fewer when the instance's memory is short: every
+// tick it evicts what does not fit beside the attempts the instance holds. An instance
+// added by a scale fault starts empty and fills by its misses.
+type Cache struct {
+	// Name names the cache in reports (e.g. profile-cache).
+	Name string `yaml:"name" json:"name"`
+	// Service names the service whose instances each hold one.
+	Service string `yaml:"service" json:"service"`
+	// Entries is the most entries the cache holds. At least one.
+	Entries int `yaml:"entries" json:"entries"`
+	// EntrySize is the heap one entry takes, e.g. 16KiB. Required when the service has a
+	// memory limit.
+	EntrySize Size `yaml:"entry_size,omitempty" json:"entry_size,omitempty,omitzero"`
 }
 
 // Queue is the count-bounded FIFO queue of the baseline; a policy may replace it with an
@@ -697,6 +737,8 @@ func (s *Scenario) Validate() error {
 type validator struct {
 	s    *Scenario
 	errs Errors
+	// cacheDeps is the dependency behind each cache, as the first stage reading it says.
+	cacheDeps map[string]string
 }
 
 func (v *validator) addf(path, format string, args ...any) { v.errs.Addf(path, format, args...) }
@@ -794,6 +836,7 @@ type topoNames struct {
 	entries  map[string]int
 	services map[string]int
 	deps     map[string]int
+	caches   map[string]int
 	features map[string]bool
 }
 
@@ -815,7 +858,7 @@ func (v *validator) retries(p string, r Retries) {
 
 func (v *validator) topology() topoNames {
 	t := v.s.Topology
-	n := topoNames{entries: map[string]int{}, services: map[string]int{}, deps: map[string]int{}, features: map[string]bool{}}
+	n := topoNames{entries: map[string]int{}, services: map[string]int{}, deps: map[string]int{}, caches: map[string]int{}, features: map[string]bool{}}
 	layer := map[string]string{} // every name is an attempt layer or a dependency in reports
 	unique := func(p, kind, name string) bool {
 		if strings.TrimSpace(name) == "" {
@@ -862,6 +905,7 @@ func (v *validator) topology() topoNames {
 		if sv.Cold.For < 0 {
 			v.addf(p+".cold.for", "for is %s; expected zero or more", sv.Cold.For)
 		}
+		v.memory(p+".memory", sv.Memory)
 	}
 	for i, d := range t.Dependencies {
 		p := fmt.Sprintf("$.topology.dependencies[%d]", i)
@@ -884,6 +928,7 @@ func (v *validator) topology() topoNames {
 		}
 		v.retries(p+".retries", d.Retries)
 	}
+	v.caches(n)
 	if len(t.Entries) == 0 {
 		v.addf("$.topology.entries", "no entries; expected at least one edge or client, e.g. {name: edge, target: checkout}")
 	}
@@ -901,6 +946,61 @@ func (v *validator) topology() topoNames {
 		v.retries(p+".retries", e.Retries)
 	}
 	return n
+}
+
+// memory checks a service's memory: sizes of zero or more, and a per-attempt size only
+// with a limit for the attempts to share.
+func (v *validator) memory(p string, m Memory) {
+	if m.Limit < 0 {
+		v.addf(p+".limit", "limit is %s; expected zero (no limit) or more, e.g. 2GiB", m.Limit)
+	}
+	if m.PerAttempt < 0 {
+		v.addf(p+".per_attempt", "per_attempt is %s; expected zero or more, e.g. 2MiB", m.PerAttempt)
+	} else if m.PerAttempt > 0 && m.Limit == 0 {
+		v.addf(p+".per_attempt", "per_attempt needs a limit; expected limit too, e.g. {limit: 2GiB, per_attempt: %s}", m.PerAttempt)
+	}
+}
+
+// caches checks the topology's caches and indexes their names; the services must be
+// indexed already.
+func (v *validator) caches(n topoNames) {
+	t := v.s.Topology
+	for i, c := range t.Caches {
+		p := fmt.Sprintf("$.topology.caches[%d]", i)
+		if strings.TrimSpace(c.Name) == "" {
+			v.addf(p+".name", "name is empty; expected a name for the cache, e.g. profile-cache")
+		} else if _, dup := n.caches[c.Name]; dup {
+			v.addf(p+".name", "cache %q is declared twice; expected unique cache names", c.Name)
+		} else {
+			n.caches[c.Name] = i
+		}
+		si, ok := n.services[c.Service]
+		if !ok {
+			v.addf(p+".service", "service %q is not declared; expected one of %s", c.Service, quoteList(serviceNames(t)))
+		}
+		if c.Entries < 1 {
+			v.addf(p+".entries", "entries is %d; expected at least 1 entry", c.Entries)
+		} else if c.Entries > 100_000_000 {
+			v.addf(p+".entries", "entries is %d; expected at most 100000000", c.Entries)
+		}
+		switch {
+		case c.EntrySize < 0:
+			v.addf(p+".entry_size", "entry_size is %s; expected zero or more, e.g. 16KiB", c.EntrySize)
+		case c.EntrySize == 0 && ok && t.Services[si].Memory.Limit > 0:
+			v.addf(p+".entry_size", "service %q has a memory limit, so entry_size must be set; expected the heap one entry takes, e.g. 16KiB", c.Service)
+		}
+	}
+}
+
+// cacheNames lists the names of the topology's caches, each once.
+func cacheNames(t Topology) []string {
+	var out []string
+	for _, c := range t.Caches {
+		if strings.TrimSpace(c.Name) != "" && !slices.Contains(out, c.Name) {
+			out = append(out, c.Name)
+		}
+	}
+	return out
 }
 
 func serviceNames(t Topology) []string {
@@ -1001,6 +1101,9 @@ func (v *validator) classes(n topoNames) {
 					v.addf(sp+".mutation", "a mutation cannot be optional; expected optional: false")
 				}
 			}
+			if st.Cache != "" {
+				v.stageCache(sp, st, target, n)
+			}
 			if st.Optional {
 				f := st.Feature
 				if f == "" {
@@ -1014,6 +1117,35 @@ func (v *validator) classes(n topoNames) {
 	}
 	if len(cs) > 0 && math.Abs(sum-1) > 1e-6 {
 		v.addf("$.classes", "class shares sum to %s; expected them to sum to 100%%", formatPercent(sum))
+	}
+}
+
+// stageCache checks a stage that reads its dependency call through a cache: the cache
+// must be declared and held by the service the stage runs on (the class's entry target),
+// and the stage must call a dependency without a mutation.
+func (v *validator) stageCache(sp string, st Stage, target string, n topoNames) {
+	ci, ok := n.caches[st.Cache]
+	names := cacheNames(v.s.Topology)
+	switch {
+	case !ok && len(names) == 0:
+		v.addf(sp+".cache", "cache %q is not declared; expected a cache declared in topology.caches", st.Cache)
+	case !ok:
+		v.addf(sp+".cache", "cache %q is not declared; expected one of %s", st.Cache, quoteList(names))
+	case target != "" && v.s.Topology.Caches[ci].Service != target:
+		v.addf(sp+".cache", "cache %q is held by service %q, not the class's entry target %q; expected a cache of the service the stage runs on", st.Cache, v.s.Topology.Caches[ci].Service, target)
+	}
+	switch {
+	case st.Dependency == "":
+		v.addf(sp+".cache", "a cache is read through on the way to a dependency; expected dependency to be set")
+	case st.Mutation != "":
+		v.addf(sp+".cache", "a mutation must reach its dependency on every call; expected no cache on a stage with a mutation")
+	case v.cacheDeps[st.Cache] == "":
+		if v.cacheDeps == nil {
+			v.cacheDeps = map[string]string{}
+		}
+		v.cacheDeps[st.Cache] = st.Dependency
+	case v.cacheDeps[st.Cache] != st.Dependency:
+		v.addf(sp+".cache", "cache %q is already read through on the way to %q; expected one dependency behind a cache (its entries are that dependency's answers)", st.Cache, v.cacheDeps[st.Cache])
 	}
 }
 

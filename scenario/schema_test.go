@@ -97,7 +97,7 @@ func TestSchemaDescriptions(t *testing.T) {
 		t.Errorf("seed description %q; want its field comment", d)
 	}
 	defs := s["$defs"].(map[string]any)
-	for _, name := range []string{"Duration", "Rate", "Fraction", "Factor", "Instant", "Dist", "Quantiles"} {
+	for _, name := range []string{"Duration", "Rate", "Fraction", "Factor", "Instant", "Size", "Dist", "Quantiles"} {
 		def, ok := defs[name].(map[string]any)
 		if !ok {
 			continue // not used by the Scenario types (yet)
@@ -136,6 +136,8 @@ func TestSchemaPatternsAgreeWithParsers(t *testing.T) {
 		"28%", "0.28", "100%", "120%", "-5%", "2.5%", "%", "1_0%", "1e2%", "100.0%", "100.5%", "0100%", ".5%", "5.%", "99.99%", " 7 % ",
 		"115%", "1.15", "1.15x", "2×", "115%x", "x", "1.15 x", "1e3x", "-1x", "1_000%", "++1",
 		"2026-03-10T14:00:00Z", "2026-03-10T15:00:00.5+01:00", "2026-03-10", "2026-03-10 14:00:00Z",
+		"16KiB", "2MiB", "1.5GiB", "512B", "0B", "16kB", "16KB", "2.5MB", "1TB", "3TiB", ".5KiB", "5.KiB", " 2GiB ",
+		"+1B", "-1B", "512", "16 KiB", "16kib", "1e3KiB", "KiB", "1EiB", "16Ki", "1.2.3MiB",
 	}
 	check := func(name string, parse func(string) error, pattern string) {
 		re, err := regexp.Compile(pattern)
@@ -167,6 +169,7 @@ func TestSchemaPatternsAgreeWithParsers(t *testing.T) {
 	}, Fraction(0).JSONSchema().OneOf[0].Pattern)
 	check("Factor", func(s string) error { _, err := ParseFactor(s); return err }, Factor(0).JSONSchema().OneOf[0].Pattern)
 	check("Instant", func(s string) error { _, err := ParseInstant(s); return err }, Instant{}.JSONSchema().Pattern)
+	check("Size", func(s string) error { _, err := ParseSize(s); return err }, Size(0).JSONSchema().Pattern)
 }
 
 // TestExamplesMatchSchema validates the example and test scenarios against

@@ -12,6 +12,7 @@ name: base
 clock: {duration: 1m, tick: 1s}
 load:
   schedule: [{at: 0s, rate: 100/s}, {at: 30s, rate: 200/s}]
+  keys: {count: 10000, zipf: 1.1}
 classes:
   - name: buy
     share: 60%
@@ -27,13 +28,17 @@ classes:
     entry: web
     stages:
       - {name: read, work: {mean: 1ms}}
+      - {name: fetch, dependency: catalog, cache: items}
 topology:
   entries:
     - {name: web, target: shop, timeout: 300ms, retries: {max: 1, on: [timeout]}}
   services:
-    - {name: shop, instances: 2, workers: 4, queue: {capacity: 10}, cold: {rate_factor: 50%, for: 10s}}
+    - {name: shop, instances: 2, workers: 4, queue: {capacity: 10}, cold: {rate_factor: 50%, for: 10s}, memory: {limit: 64MiB, per_attempt: 1MiB}}
+  caches:
+    - {name: items, service: shop, entries: 1000, entry_size: 4KiB}
   dependencies:
     - {name: pay, service_time: {p50: 10ms, p99: 40ms}, pool: {per_instance: 2}, timeout: 100ms}
+    - {name: catalog, service_time: {p50: 2ms, p99: 8ms}}
 faults:
   - {at: 10s, for: 10s, dependency: pay, service_time: {p50: 10ms, p99: 200ms}}
   - {at: 20s, shift: {rate: 115%}}
@@ -110,6 +115,20 @@ func TestValidate(t *testing.T) {
 		{"window", "window: {from: 10s, to: 30s}", "window: {from: 30s, to: 10s}", "$.objectives[1].window.to", "not after"},
 		{"alert metric", "metric: timeout_rate", "metric: errors", "$.alerts[0].metric", "unknown alert metric"},
 		{"tick", "tick: 1s", "tick: 2m", "$.clock.tick", "longer than the run"},
+		{"per_attempt without limit", "memory: {limit: 64MiB, per_attempt: 1MiB}", "memory: {per_attempt: 1MiB}", "$.topology.services[0].memory.per_attempt", "per_attempt needs a limit"},
+		{"cache name", "{name: items, service: shop", `{name: "", service: shop`, "$.topology.caches[0].name", "name is empty"},
+		{"cache twice", "    - {name: items, service: shop, entries: 1000, entry_size: 4KiB}\n", "    - {name: items, service: shop, entries: 1000, entry_size: 4KiB}\n    - {name: items, service: shop, entries: 10, entry_size: 1KiB}\n", "$.topology.caches[1].name", `cache "items" is declared twice`},
+		{"cache service", "service: shop, entries", "service: shops, entries", "$.topology.caches[0].service", `service "shops" is not declared; expected one of "shop"`},
+		{"no entries", "entries: 1000", "entries: 0", "$.topology.caches[0].entries", "at least 1"},
+		{"too many entries", "entries: 1000", "entries: 100000001", "$.topology.caches[0].entries", "at most 100000000"},
+		{"entry size with memory", "entries: 1000, entry_size: 4KiB}", "entries: 1000}", "$.topology.caches[0].entry_size", `service "shop" has a memory limit, so entry_size must be set`},
+		{"zero entry size with memory", "entry_size: 4KiB", "entry_size: 0B", "$.topology.caches[0].entry_size", "entry_size must be set"},
+		{"stage cache undeclared", "cache: items}", "cache: item}", "$.classes[1].stages[1].cache", `cache "item" is not declared; expected one of "items"`},
+		{"stage cache without caches", "  caches:\n    - {name: items, service: shop, entries: 1000, entry_size: 4KiB}\n", "", "$.classes[1].stages[1].cache", "expected a cache declared in topology.caches"},
+		{"stage cache on work", "{name: fetch, dependency: catalog, cache: items}", "{name: fetch, work: 1ms, cache: items}", "$.classes[1].stages[1].cache", "a cache is read through on the way to a dependency; expected dependency to be set"},
+		{"one dependency behind a cache", "{name: read, work: {mean: 1ms}}", "{name: read, dependency: pay, cache: items}", "$.classes[1].stages[1].cache", `already read through on the way to "pay"`},
+		{"stage cache with mutation", "{name: fetch, dependency: catalog, cache: items}", "{name: fetch, dependency: catalog, cache: items, mutation: order_commit}", "$.classes[1].stages[1].cache", "no cache on a stage with a mutation"},
+		{"stage cache of another service", "memory: {limit: 64MiB, per_attempt: 1MiB}}\n  caches:\n    - {name: items, service: shop", "memory: {limit: 64MiB, per_attempt: 1MiB}}\n    - {name: back, instances: 1, workers: 1}\n  caches:\n    - {name: items, service: back", "$.classes[1].stages[1].cache", `cache "items" is held by service "back", not the class's entry target "shop"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			src := strings.Replace(validBase, tc.old, tc.new, 1)
@@ -130,6 +149,60 @@ func TestValidate(t *testing.T) {
 				}
 			}
 			t.Errorf("no error at %s containing %q; got:\n%v", tc.path, tc.msg, err)
+		})
+	}
+}
+
+// TestValidateAcceptsMemoryAndCaches checks what the memory and cache rules allow.
+func TestValidateAcceptsMemoryAndCaches(t *testing.T) {
+	for _, tc := range []struct{ name, old, new string }{
+		{"limit without per_attempt", "memory: {limit: 64MiB, per_attempt: 1MiB}", "memory: {limit: 64MiB}"},
+		{"no memory, no entry size", "memory: {limit: 64MiB, per_attempt: 1MiB}}\n  caches:\n    - {name: items, service: shop, entries: 1000, entry_size: 4KiB}", "}\n  caches:\n    - {name: items, service: shop, entries: 1000}"},
+		{"a cache no stage reads", "{name: fetch, dependency: catalog, cache: items}", "{name: fetch, dependency: catalog}"},
+		{"optional cached stage", "{name: fetch, dependency: catalog, cache: items}", "{name: fetch, dependency: catalog, cache: items, optional: true}"},
+		{"stage on the named service", "{name: fetch, dependency: catalog, cache: items}", "{name: fetch, service: shop, dependency: catalog, cache: items}"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			src := strings.Replace(validBase, tc.old, tc.new, 1)
+			if src == validBase {
+				t.Fatalf("case does not change the scenario: %q not found", tc.old)
+			}
+			if _, err := Decode("case.yaml", []byte(src)); err != nil {
+				t.Errorf("rejected:\n%v", err)
+			}
+		})
+	}
+}
+
+// TestValidateNegativeSizes checks the rules on sizes that a file cannot write (the
+// decoder refuses a negative size) but a scenario built in Go can hold.
+func TestValidateNegativeSizes(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		change func(s *Scenario)
+		path   string
+		msg    string
+	}{
+		{"limit", func(s *Scenario) { s.Topology.Services[0].Memory.Limit = -1 }, "$.topology.services[0].memory.limit", "limit is -1B; expected zero (no limit) or more"},
+		{"per_attempt", func(s *Scenario) { s.Topology.Services[0].Memory.PerAttempt = -2048 }, "$.topology.services[0].memory.per_attempt", "per_attempt is -2KiB; expected zero or more"},
+		{"entry_size", func(s *Scenario) { s.Topology.Caches[0].EntrySize = -1 << 20 }, "$.topology.caches[0].entry_size", "entry_size is -1MiB; expected zero or more"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s, err := Decode("base.yaml", []byte(validBase))
+			if err != nil {
+				t.Fatal(err)
+			}
+			tc.change(s)
+			var errs Errors
+			if !errors.As(s.Validate(), &errs) {
+				t.Fatalf("Validate() = %v; want Errors", s.Validate())
+			}
+			for _, e := range errs {
+				if e.Path == tc.path && strings.Contains(e.Msg, tc.msg) {
+					return
+				}
+			}
+			t.Errorf("no error at %s containing %q; got:\n%v", tc.path, tc.msg, errs)
 		})
 	}
 }
