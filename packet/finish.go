@@ -27,6 +27,7 @@ func (r *Recorder) Finish(objectives []ObjectiveSpec) Arm {
 		ShedBy:          r.shedBy.counts(),
 		Series:          r.rows,
 		DependencyNames: slices.Clone(r.deps.list),
+		CacheNames:      slices.Clone(r.caches.list),
 		Duplicates:      r.dup,
 		Transitions:     slices.Clone(r.transitions),
 		Objectives:      []Objective{},
@@ -170,11 +171,23 @@ func (r *Recorder) Finish(objectives []ObjectiveSpec) Arm {
 
 	a.Caches = []CacheStats{}
 	for i, c := range r.cache {
-		hr, _ := ratio(c[0], c[0]+c[1])
-		mp, _ := ratio(c[1], t.Offered)
-		a.Caches = append(a.Caches, CacheStats{
-			Name: r.caches.list[i], Hits: c[0], Misses: c[1], HitRatio: round(hr, 4), MissesPerOffered: round(mp, 4),
-		})
+		hr, _ := ratio(c.hits, c.hits+c.misses)
+		mp, _ := ratio(c.misses, t.Offered)
+		cs := CacheStats{
+			Name: r.caches.list[i], Hits: c.hits, Misses: c.misses, HitRatio: round(hr, 4),
+			MissesPerOffered: round(mp, 4), Evictions: c.evictions, EntriesMin: -1,
+		}
+		for _, row := range r.rows {
+			if row.Sampled && i < len(row.CacheEntries) {
+				n := row.CacheEntries[i]
+				if cs.EntriesMin < 0 || n < cs.EntriesMin {
+					cs.EntriesMin = n
+				}
+				cs.EntriesMax = max(cs.EntriesMax, n)
+			}
+		}
+		cs.EntriesMin = max(cs.EntriesMin, 0)
+		a.Caches = append(a.Caches, cs)
 	}
 
 	// Recovery: from RecoveryAfter, else the first time_to_normal objective's After.

@@ -72,6 +72,8 @@ type Arm struct {
 	Events []Event `json:"-"`
 	// Dependency names, in column order, for Row.Dependencies.
 	DependencyNames []string `json:"-"`
+	// Cache names, in column order, for Row.CacheEntries.
+	CacheNames []string `json:"-"`
 }
 
 // Totals counts the populations of an arm. Every offered logical request is admitted or
@@ -270,13 +272,17 @@ type DependencyStats struct {
 }
 
 // CacheStats are the lookups in one cache. MissesPerOffered is backend work the cache sent
-// on per offered logical request.
+// on per offered logical request. Evictions are entries given up to make room in memory;
+// EntriesMin and EntriesMax are the sampled entries held over all instances.
 type CacheStats struct {
 	Name             string  `json:"name"`
 	Hits             int64   `json:"hits"`
 	Misses           int64   `json:"misses"`
 	HitRatio         float64 `json:"hit_ratio"`
 	MissesPerOffered float64 `json:"misses_per_offered"`
+	Evictions        int64   `json:"evictions"`
+	EntriesMin       int     `json:"entries_min"`
+	EntriesMax       int     `json:"entries_max"`
 }
 
 // Capacity summarises sampled instance counts.
@@ -338,6 +344,9 @@ type Row struct {
 	Sample
 	// Dependencies are the sampled gauges in the order of Arm.DependencyNames.
 	Dependencies []DependencyGauge
+	// CacheEntries are the sampled entries held by each cache (over all instances), in the
+	// order of Arm.CacheNames.
+	CacheEntries []int
 }
 
 // Amplification is the tick's attempts per offered request at its most amplified layer
@@ -361,6 +370,8 @@ type Sample struct {
 	// Dependencies are per-dependency gauges by name (names not in Config.Dependencies are
 	// added in first-seen order).
 	Dependencies map[string]DependencyGauge
+	// CacheEntries are the entries each cache holds, over all instances, by name.
+	CacheEntries map[string]int
 	Instances    Instances
 	// State is the load state ("Normal", "Pressured", "Protected", "Recovering") or "" when
 	// the arm has no state machine; Generation is the current policy generation.

@@ -59,6 +59,8 @@ type Config struct {
 	Classes      []string
 	Layers       []string
 	Dependencies []string
+	// Caches names the caches, in report order, as Dependencies does the dependencies.
+	Caches []string
 	// Objectives are objectives the recorder must know while recording: only latency
 	// objectives (latency_p50/p99/p999) with a window (From/To) or a State need it, since a
 	// histogram cannot be cut by time after the fact. Other specs here are ignored.
@@ -95,7 +97,7 @@ func (c Config) Validate() error {
 	for _, l := range []struct {
 		what  string
 		names []string
-	}{{"class", c.Classes}, {"layer", c.Layers}, {"dependency", c.Dependencies}} {
+	}{{"class", c.Classes}, {"layer", c.Layers}, {"dependency", c.Dependencies}, {"cache", c.Caches}} {
 		seen := make(map[string]bool, len(l.names))
 		for _, n := range l.names {
 			if seen[n] {
@@ -274,7 +276,7 @@ type Recorder struct {
 	dep                   []depAcc
 
 	caches names
-	cache  [][2]int64 // hits, misses by cache
+	cache  []cacheAcc // by cache
 
 	rejectedBy, shedBy, suppressedBy tally
 	dup                              Duplicates
@@ -304,7 +306,7 @@ func NewRecorder(cfg Config) *Recorder {
 		classes:      newNames(cfg.Classes),
 		layers:       newNames(cfg.Layers),
 		deps:         newNames(cfg.Dependencies),
-		caches:       newNames(nil),
+		caches:       newNames(cfg.Caches),
 		rejectedBy:   newTally(),
 		shedBy:       newTally(),
 		suppressedBy: newTally(),
@@ -325,6 +327,7 @@ func NewRecorder(cfg Config) *Recorder {
 		r.cls = append(r.cls, newClassAcc())
 	}
 	r.lay = make([]layerAcc, len(r.layers.list))
+	r.cache = make([]cacheAcc, len(r.caches.list))
 	for range r.deps.list {
 		r.dep = append(r.dep, newDepAcc())
 	}
@@ -655,22 +658,55 @@ func (r *Recorder) Duplicate(at time.Duration, kind string) {
 	r.row(at).Duplicates++
 }
 
+// cacheAcc is what a run did to one cache.
+type cacheAcc struct {
+	hits, misses, evictions int64
+}
+
+// CacheRecorder records the lookups in one cache without looking its name up: get one
+// with [Recorder.Cache] and keep it. The zero value is not usable.
+type CacheRecorder struct {
+	r *Recorder
+	i int // index in r.caches and r.cache
+}
+
+// Cache returns the handle of a cache, for recording its lookups on a hot path. It
+// registers a new name as [Recorder.CacheAccess] does, now rather than at the first
+// lookup.
+func (r *Recorder) Cache(name string) CacheRecorder {
+	return CacheRecorder{r, r.cacheIndex(name)}
+}
+
+func (r *Recorder) cacheIndex(name string) int {
+	i, added := r.caches.find(name)
+	if added {
+		r.cache = append(r.cache, cacheAcc{})
+	}
+	return i
+}
+
 // CacheAccess records one lookup in a cache: a hit, or a miss that sends work to the
 // backend behind it.
 func (r *Recorder) CacheAccess(at time.Duration, cache string, hit bool) {
-	i, added := r.caches.find(cache)
-	if added {
-		r.cache = append(r.cache, [2]int64{})
-	}
-	row := r.row(at)
+	r.Cache(cache).Access(at, hit)
+}
+
+// Access is [Recorder.CacheAccess] for the handle's cache.
+func (c CacheRecorder) Access(at time.Duration, hit bool) {
+	acc := &c.r.cache[c.i]
+	row := c.r.row(at)
 	if hit {
-		r.cache[i][0]++
+		acc.hits++
 		row.CacheHits++
 	} else {
-		r.cache[i][1]++
+		acc.misses++
 		row.CacheMisses++
 	}
 }
+
+// Evicted records n entries the cache gave up to make room in memory (not the
+// replacements of a full cache).
+func (c CacheRecorder) Evicted(n int64) { c.r.cache[c.i].evictions += n }
 
 // QueueWait records time a request of the class spent in an application queue.
 func (r *Recorder) QueueWait(at time.Duration, class string, wait time.Duration) {
@@ -719,7 +755,20 @@ func (r *Recorder) Sample(at time.Duration, s Sample) {
 	row.Sampled = true
 	deps := s.Dependencies
 	s.Dependencies = nil
+	caches := s.CacheEntries
+	s.CacheEntries = nil
 	row.Sample = s
+	if len(caches) > 0 {
+		for _, name := range sortedKeys(caches) {
+			r.cacheIndex(name)
+		}
+		row.CacheEntries = make([]int, len(r.caches.list))
+		for name, n := range caches {
+			row.CacheEntries[r.caches.idx[name]] = n
+		}
+	} else {
+		row.CacheEntries = nil
+	}
 	if len(deps) > 0 {
 		// Register new names in a deterministic order (map iteration is not).
 		for _, name := range sortedKeys(deps) {

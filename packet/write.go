@@ -88,11 +88,16 @@ var seriesColumns = []string{
 // clock, ordered by time and then by arm. Counters are per second of the tick; gauges are
 // the tick's sample (empty when the tick was not sampled); amplification is the tick's
 // attempts per offered request at its most amplified layer (see [Amplification]; empty when
-// nothing was offered). Each layer adds a column attempts_LAYER_per_s and each dependency the
-// columns dep_NAME_in_service and dep_NAME_waiting.
+// nothing was offered). Each layer adds a column attempts_LAYER_per_s, each dependency the
+// columns dep_NAME_in_service and dep_NAME_waiting, and each cache cache_NAME_entries.
 func WriteSeriesCSV(w io.Writer, arms ...Arm) error {
-	var layers, deps []string
+	var layers, deps, caches []string
 	for _, a := range arms {
+		for _, c := range a.CacheNames {
+			if !slices.Contains(caches, c) {
+				caches = append(caches, c)
+			}
+		}
 		for _, l := range a.Layers {
 			if !slices.Contains(layers, l.Name) {
 				layers = append(layers, l.Name)
@@ -112,6 +117,9 @@ func WriteSeriesCSV(w io.Writer, arms ...Arm) error {
 	for _, d := range deps {
 		header = append(header, "dep_"+d+"_in_service", "dep_"+d+"_waiting")
 	}
+	for _, c := range caches {
+		header = append(header, "cache_"+c+"_entries")
+	}
 	if err := cw.Write(header); err != nil {
 		return err
 	}
@@ -125,7 +133,7 @@ func WriteSeriesCSV(w io.Writer, arms ...Arm) error {
 			if i >= len(a.Series) {
 				continue
 			}
-			rec = seriesRecord(rec[:0], a, a.Series[i], layers, deps)
+			rec = seriesRecord(rec[:0], a, a.Series[i], layers, deps, caches)
 			if err := cw.Write(rec); err != nil {
 				return err
 			}
@@ -135,7 +143,7 @@ func WriteSeriesCSV(w io.Writer, arms ...Arm) error {
 	return cw.Error()
 }
 
-func seriesRecord(rec []string, a Arm, row Row, layers, deps []string) []string {
+func seriesRecord(rec []string, a Arm, row Row, layers, deps, caches []string) []string {
 	tick := time.Duration(a.TickMS * float64(time.Millisecond))
 	if tick <= 0 {
 		tick = time.Second
@@ -184,6 +192,9 @@ func seriesRecord(rec []string, a Arm, row Row, layers, deps []string) []string 
 		for range deps {
 			rec = append(rec, "", "")
 		}
+		for range caches {
+			rec = append(rec, "")
+		}
 		return rec
 	}
 	for _, d := range deps {
@@ -194,6 +205,14 @@ func seriesRecord(rec []string, a Arm, row Row, layers, deps []string) []string 
 		}
 		g := row.Dependencies[j]
 		rec = append(rec, num(g.InService), num(g.Waiting))
+	}
+	for _, c := range caches {
+		j := slices.Index(a.CacheNames, c)
+		if j < 0 || j >= len(row.CacheEntries) {
+			rec = append(rec, "")
+			continue
+		}
+		rec = append(rec, num(row.CacheEntries[j]))
 	}
 	return rec
 }

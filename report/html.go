@@ -312,8 +312,9 @@ type chartDef struct {
 	value func(a *packet.Arm, r *packet.Row, tick time.Duration) (v float64, ok bool)
 }
 
-// chartDefs are the page's charts, in order: the fixed ones, then the admission limit and,
-// for each dependency, its calls in service and the callers waiting for a connection.
+// chartDefs are the page's charts, in order: the fixed ones, then the admission limit, for
+// each dependency its calls in service and the callers waiting for a connection, and, when
+// there are caches, their hit ratio and each one's entries.
 func chartDefs(arms []packet.Arm) []chartDef {
 	defs := []chartDef{
 		{id: "goodput", title: "Goodput and offered load", unit: "/s", offered: true,
@@ -354,6 +355,29 @@ func chartDefs(arms []packet.Arm) []chartDef {
 				value: gauge(dep, func(g packet.DependencyGauge) int { return g.InService })},
 			chartDef{id: slug(dep) + "-waiting", title: "Callers waiting for a connection to " + dep,
 				value: gauge(dep, func(g packet.DependencyGauge) int { return g.Waiting })})
+	}
+	caches := union(arms, func(a packet.Arm) []string { return a.CacheNames })
+	if len(caches) > 0 {
+		defs = append(defs, chartDef{id: "cache-hit-ratio", title: "Cache hit ratio, every cache's lookups in the tick", unit: "%",
+			value: func(_ *packet.Arm, r *packet.Row, _ time.Duration) (float64, bool) {
+				n := r.CacheHits + r.CacheMisses
+				return 100 * float64(r.CacheHits) / float64(max(n, 1)), n > 0
+			}})
+	}
+	for _, c := range caches {
+		if !slices.ContainsFunc(arms, func(a packet.Arm) bool {
+			return slices.ContainsFunc(a.Series, func(r packet.Row) bool { return len(r.CacheEntries) > 0 })
+		}) {
+			break // a recorder that never sampled its caches' entries
+		}
+		defs = append(defs, chartDef{id: slug(c) + "-entries", title: "Entries held in " + c + ", over every instance",
+			value: func(a *packet.Arm, r *packet.Row, _ time.Duration) (float64, bool) {
+				j := slices.Index(a.CacheNames, c)
+				if !r.Sampled || j < 0 || j >= len(r.CacheEntries) {
+					return 0, false
+				}
+				return float64(r.CacheEntries[j]), true
+			}})
 	}
 	return defs
 }

@@ -271,6 +271,14 @@ func build(arms []packet.Arm) *table {
 				return percent(c.Hits, c.Hits+c.Misses)
 			})
 			t.count(name+" misses (backend work)", func(a packet.Arm) int64 { c, _ := get(a); return c.Misses })
+			t.count(name+" entries evicted for memory", func(a packet.Arm) int64 { c, _ := get(a); return c.Evictions })
+			t.value(name+" entries held, least", func(a packet.Arm) string {
+				c, ok := get(a)
+				if !ok {
+					return ""
+				}
+				return Int(int64(c.EntriesMin))
+			})
 		}
 	}
 
