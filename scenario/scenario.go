@@ -737,8 +737,10 @@ func (s *Scenario) Validate() error {
 type validator struct {
 	s    *Scenario
 	errs Errors
-	// cacheDeps is the dependency behind each cache, as the first stage reading it says.
+	// cacheDeps is the dependency behind each cache, as the first stage reading it says;
+	// cacheRead marks the caches some stage names.
 	cacheDeps map[string]string
+	cacheRead map[string]bool
 }
 
 func (v *validator) addf(path, format string, args ...any) { v.errs.Addf(path, format, args...) }
@@ -772,6 +774,7 @@ func (v *validator) run() {
 	v.load()
 	names := v.topology()
 	v.classes(names)
+	v.cachesUsed()
 	v.faults(names)
 	v.arms(names)
 	v.objectives()
@@ -826,8 +829,8 @@ func (v *validator) load() {
 	if l.Keys.Count < 0 {
 		v.addf("$.load.keys.count", "count is %d; expected a positive number of keys", l.Keys.Count)
 	}
-	if l.Keys.Zipf != 0 && !(l.Keys.Zipf > 1) {
-		v.addf("$.load.keys.zipf", "zipf is %v; expected an exponent above 1 (or omit it for uniform popularity)", l.Keys.Zipf)
+	if l.Keys.Zipf != 0 && !(l.Keys.Zipf > 1 && l.Keys.Zipf <= 100) {
+		v.addf("$.load.keys.zipf", "zipf is %v; expected an exponent above 1 and at most 100 (or omit it for uniform popularity)", l.Keys.Zipf)
 	}
 }
 
@@ -1120,10 +1123,31 @@ func (v *validator) classes(n topoNames) {
 	}
 }
 
+// cachesUsed reports what would do nothing: a cache no stage reads, and a memory declared
+// for a service that holds no cache (memory only decides what caches keep).
+func (v *validator) cachesUsed() {
+	t := v.s.Topology
+	for i, c := range t.Caches {
+		if strings.TrimSpace(c.Name) != "" && !v.cacheRead[c.Name] {
+			v.addf(fmt.Sprintf("$.topology.caches[%d].name", i), "cache %q is read by no stage; expected a stage with cache: %s (or no cache)", c.Name, c.Name)
+		}
+	}
+	for i, sv := range t.Services {
+		if sv.Memory == (Memory{}) || slices.ContainsFunc(t.Caches, func(c Cache) bool { return c.Service == sv.Name }) {
+			continue
+		}
+		v.addf(fmt.Sprintf("$.topology.services[%d].memory", i), "service %q holds no cache, and memory only decides what its caches keep beside the attempts; expected a cache of %q in topology.caches (or no memory)", sv.Name, sv.Name)
+	}
+}
+
 // stageCache checks a stage that reads its dependency call through a cache: the cache
 // must be declared and held by the service the stage runs on (the class's entry target),
 // and the stage must call a dependency without a mutation.
 func (v *validator) stageCache(sp string, st Stage, target string, n topoNames) {
+	if v.cacheRead == nil {
+		v.cacheRead = map[string]bool{}
+	}
+	v.cacheRead[st.Cache] = true
 	ci, ok := n.caches[st.Cache]
 	names := cacheNames(v.s.Topology)
 	switch {

@@ -126,6 +126,9 @@ func TestValidate(t *testing.T) {
 		{"stage cache undeclared", "cache: items}", "cache: item}", "$.classes[1].stages[1].cache", `cache "item" is not declared; expected one of "items"`},
 		{"stage cache without caches", "  caches:\n    - {name: items, service: shop, entries: 1000, entry_size: 4KiB}\n", "", "$.classes[1].stages[1].cache", "expected a cache declared in topology.caches"},
 		{"stage cache on work", "{name: fetch, dependency: catalog, cache: items}", "{name: fetch, work: 1ms, cache: items}", "$.classes[1].stages[1].cache", "a cache is read through on the way to a dependency; expected dependency to be set"},
+		{"a cache no stage reads", "{name: fetch, dependency: catalog, cache: items}", "{name: fetch, dependency: catalog}", "$.topology.caches[0].name", `"items" is read by no stage`},
+		{"memory without a cache", "    - {name: items, service: shop, entries: 1000, entry_size: 4KiB}\n", "", "$.topology.services[0].memory", "holds no cache"},
+		{"zipf too steep", "zipf: 1.1", "zipf: 101", "$.load.keys.zipf", "at most 100"},
 		{"one dependency behind a cache", "{name: read, work: {mean: 1ms}}", "{name: read, dependency: pay, cache: items}", "$.classes[1].stages[1].cache", `already read through on the way to "pay"`},
 		{"stage cache with mutation", "{name: fetch, dependency: catalog, cache: items}", "{name: fetch, dependency: catalog, cache: items, mutation: order_commit}", "$.classes[1].stages[1].cache", "no cache on a stage with a mutation"},
 		{"stage cache of another service", "memory: {limit: 64MiB, per_attempt: 1MiB}}\n  caches:\n    - {name: items, service: shop", "memory: {limit: 64MiB, per_attempt: 1MiB}}\n    - {name: back, instances: 1, workers: 1}\n  caches:\n    - {name: items, service: back", "$.classes[1].stages[1].cache", `cache "items" is held by service "back", not the class's entry target "shop"`},
@@ -158,7 +161,6 @@ func TestValidateAcceptsMemoryAndCaches(t *testing.T) {
 	for _, tc := range []struct{ name, old, new string }{
 		{"limit without per_attempt", "memory: {limit: 64MiB, per_attempt: 1MiB}", "memory: {limit: 64MiB}"},
 		{"no memory, no entry size", "memory: {limit: 64MiB, per_attempt: 1MiB}}\n  caches:\n    - {name: items, service: shop, entries: 1000, entry_size: 4KiB}", "}\n  caches:\n    - {name: items, service: shop, entries: 1000}"},
-		{"a cache no stage reads", "{name: fetch, dependency: catalog, cache: items}", "{name: fetch, dependency: catalog}"},
 		{"optional cached stage", "{name: fetch, dependency: catalog, cache: items}", "{name: fetch, dependency: catalog, cache: items, optional: true}"},
 		{"stage on the named service", "{name: fetch, dependency: catalog, cache: items}", "{name: fetch, service: shop, dependency: catalog, cache: items}"},
 	} {
