@@ -55,7 +55,8 @@ type instance struct {
 	workers   int
 	pools     []connPool
 	ready     *readiness.Instance
-	completed int // attempts completed since the last tick
+	completed int       // attempts completed since the last tick
+	caches    []cacheRT // the service's caches, by slot
 }
 
 // connPool is one instance's bounded pool of connections to one dependency.
@@ -156,6 +157,7 @@ type handles struct {
 	class               []packet.ClassRecorder
 	entry, svc, depCall []packet.LayerRecorder
 	dep                 []packet.DependencyRecorder
+	cache               []packet.CacheRecorder
 }
 
 func newHandles(r *packet.Recorder, p *plan) handles {
@@ -172,6 +174,9 @@ func newHandles(r *packet.Recorder, p *plan) handles {
 	for _, d := range p.deps {
 		h.depCall = append(h.depCall, r.Layer(d.name))
 		h.dep = append(h.dep, r.Dependency(d.name))
+	}
+	for _, c := range p.caches {
+		h.cache = append(h.cache, r.Cache(c.name))
 	}
 	return h
 }
@@ -828,6 +833,10 @@ func (a *arm) runStage(ai int32, at *attempt, lg *logical) {
 			a.schedule(time.Duration(d), evWorkDone, ref(ai, at.gen))
 			return
 		}
+		if st.cache >= 0 && a.lookup(&a.insts[at.inst], st, lg, at) {
+			at.stage++
+			continue
+		}
 		at.tries = 0
 		a.startCall(ai, at, lg)
 		return
@@ -1042,6 +1051,12 @@ func (a *arm) depDone(id int64) {
 	}
 	li := c.lg
 	failed := c.err
+	if live && !failed && len(a.p.caches) > 0 {
+		// The answer reached a caller still waiting for it (an orphan's is dropped).
+		if cc := a.stage(lg, c).cache; cc >= 0 {
+			a.fill(c.inst, cc)
+		}
+	}
 	a.freeCall(ci, c, lg)
 	lg.live--
 	if live {

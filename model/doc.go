@@ -27,6 +27,13 @@
 //     finishes them and go through control/identity's Ledger by logical identity:
 //     duplicates are counted, and a request whose mutation ran but whose caller got no
 //     answer is ambiguous.
+//   - A stage may read its dependency call through a cache of its instance: a hit answers
+//     it at once, a miss makes the call and a successful call fills one entry. A cache
+//     holds the most popular of the load's keys it has filled, so it hits
+//     H(entries)/H(keys) of lookups (Zipf harmonic numbers). An instance's memory holds its
+//     attempts (queued or in service) and its caches: every tick the caches give up what
+//     no longer fits beside the attempts, and refill only through misses, as does the
+//     empty cache of an instance a scale fault adds.
 //   - A regional failover (a shift fault) brings extra traffic; a load state that freezes
 //     failover refuses that share at the door (offered, then rejected as failover-frozen).
 //   - Policies wire in the control packages: control/budget (one retry budget for every

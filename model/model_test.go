@@ -372,6 +372,58 @@ func randomScenario(r *rand.Rand, i int) *scenario.Scenario {
 		sc.Faults = append(sc.Faults, f)
 	}
 
+	// Caches: some services hold one, some of those in a memory limit the attempts can
+	// fill; some dependency stages read through the cache of the service they run on.
+	if ndep > 0 && r.IntN(2) == 0 {
+		sc.Load.Keys = scenario.Keys{Count: 1 + r.IntN(5000)}
+		if r.IntN(2) == 0 {
+			sc.Load.Keys.Zipf = 1.01 + 1.5*r.Float64()
+		}
+		for k := range sc.Topology.Services {
+			sv := &sc.Topology.Services[k]
+			if r.IntN(3) == 0 {
+				continue
+			}
+			c := scenario.Cache{Name: sv.Name + "-cache", Service: sv.Name, Entries: 1 + r.IntN(3000), EntrySize: scenario.Size(1 << (10 + r.IntN(6)))}
+			if r.IntN(2) == 0 {
+				full := float64(c.Entries) * float64(c.EntrySize)
+				sv.Memory.Limit = scenario.Size(full * (0.2 + 1.3*r.Float64()))
+				sv.Memory.PerAttempt = scenario.Size(full / float64(1+r.IntN(50)))
+			}
+			sc.Topology.Caches = append(sc.Topology.Caches, c)
+		}
+		behind := map[string]string{} // a cache's dependency: the first stage reading it says
+		for k := range sc.Classes {
+			cl := &sc.Classes[k]
+			target := sc.Topology.Entries[slices.IndexFunc(sc.Topology.Entries, func(e scenario.Entry) bool { return e.Name == cl.Entry })].Target
+			if !slices.ContainsFunc(sc.Topology.Caches, func(c scenario.Cache) bool { return c.Service == target }) {
+				continue
+			}
+			for s := range cl.Stages {
+				st := &cl.Stages[s]
+				name := target + "-cache"
+				if st.Dependency == "" || st.Mutation != "" || r.IntN(2) != 0 {
+					continue
+				}
+				if d, ok := behind[name]; ok && d != st.Dependency {
+					continue
+				}
+				behind[name] = st.Dependency
+				st.Cache = name
+			}
+		}
+		// A cache no stage reads, and memory beside no cache, would be refused.
+		sc.Topology.Caches = slices.DeleteFunc(sc.Topology.Caches, func(c scenario.Cache) bool { return behind[c.Name] == "" })
+		if len(sc.Topology.Caches) == 0 {
+			sc.Topology.Caches = nil // as decoding leaves it
+		}
+		for k := range sc.Topology.Services {
+			if sv := &sc.Topology.Services[k]; behind[sv.Name+"-cache"] == "" {
+				sv.Memory = scenario.Memory{}
+			}
+		}
+	}
+
 	pol := scenario.Policy{
 		Deadline: scenario.DeadlinePolicy{Propagate: r.IntN(2) == 0, Cancel: r.IntN(2) == 0, Reserve: ms(0, 20)},
 		Identity: r.IntN(2) == 0,

@@ -31,6 +31,9 @@ type plan struct {
 	entries  []entryPlan
 	services []servicePlan
 	deps     []depPlan
+	caches   []cachePlan
+	keys     keyPopularity
+	keyPurp  purp // the draw that places a request's key in the keys' popularity
 	faults   []faultPlan
 	alerts   []alertPlan
 
@@ -78,6 +81,7 @@ type stagePlan struct {
 	svcPurp   purp // purpose of the dependency service-time draw
 	errPurp   purp // purpose of the dependency error draw
 	shedIndex int  // index into the arm's shed feature table, -1 if not optional
+	cache     int  // the cache the call reads through (index into plan.caches), -1 if none
 }
 
 type retryPlan struct {
@@ -122,6 +126,10 @@ type servicePlan struct {
 	coldFor     time.Duration
 	coldFactor  float64
 	routerPurp  purp
+	memLimit    float64 // bytes of heap for attempts and caches; 0: no limit
+	perAttempt  float64 // bytes an attempt holds
+	caches      []int   // the service's caches (indexes into plan.caches)
+	cacheBytes  float64 // the caches' full size together
 }
 
 type depPlan struct {
@@ -226,6 +234,8 @@ func compile(sc *scenario.Scenario) (*plan, error) {
 			coldFor:     s.Cold.For.Std(),
 			coldFactor:  float64(s.Cold.RateFactor),
 			routerPurp:  p.purpose(s.Name + "/router"),
+			memLimit:    float64(s.Memory.Limit),
+			perAttempt:  float64(s.Memory.PerAttempt),
 		}
 		if sp.coldFactor == 0 {
 			sp.coldFactor = 1
@@ -240,6 +250,22 @@ func compile(sc *scenario.Scenario) (*plan, error) {
 		}
 		p.services = append(p.services, sp)
 		p.maxWorkers += s.Instances * s.Workers
+	}
+	p.keys = newKeyPopularity(sc.Load.Keys.Count, sc.Load.Keys.Zipf)
+	p.keyPurp = p.purpose("load/key")
+	cacheIdx := map[string]int{}
+	for i, c := range sc.Topology.Caches {
+		cacheIdx[c.Name] = i
+		sp := &p.services[svcIdx[c.Service]]
+		p.caches = append(p.caches, cachePlan{
+			name:      c.Name,
+			svc:       svcIdx[c.Service],
+			slot:      len(sp.caches),
+			entries:   c.Entries,
+			entrySize: float64(c.EntrySize),
+		})
+		sp.caches = append(sp.caches, i)
+		sp.cacheBytes += float64(c.Entries) * float64(c.EntrySize)
 	}
 	entryIdx := map[string]int{}
 	for i, e := range sc.Topology.Entries {
@@ -277,7 +303,10 @@ func compile(sc *scenario.Scenario) (*plan, error) {
 		}
 		svc := p.services[p.entries[cp.entry].target].name
 		for _, st := range c.Stages {
-			sp := stagePlan{name: st.Name, feature: st.Feature, dep: -1, optional: st.Optional, shedIndex: -1}
+			sp := stagePlan{name: st.Name, feature: st.Feature, dep: -1, optional: st.Optional, shedIndex: -1, cache: -1}
+			if st.Cache != "" {
+				sp.cache = cacheIdx[st.Cache]
+			}
 			if sp.feature == "" {
 				sp.feature = st.Name
 			}

@@ -212,6 +212,7 @@ func newArm(p *plan, sc *scenario.Scenario, ad scenario.Arm, seed uint64) (*arm,
 		Classes:      p.classNames,
 		Layers:       p.layers,
 		Dependencies: p.depNames,
+		Caches:       p.cacheNames(),
 		Objectives:   p.objectives,
 	})
 	a.hs = newHandles(a.rec, p)

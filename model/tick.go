@@ -105,7 +105,11 @@ func (a *arm) tick() {
 			a.observe(in, now)
 		}
 		in.completed = 0
+		if in.caches != nil {
+			a.fitCaches(int32(ii))
+		}
 	}
+	s.CacheEntries = a.cacheEntries()
 	for d := range a.deps {
 		dr := &a.deps[d]
 		s.Dependencies[a.p.deps[d].name] = packet.DependencyGauge{InService: dr.busy, Waiting: depWaiting[d] + dr.waiting}
@@ -382,6 +386,7 @@ func (a *arm) newInstance(svc int, warm bool) int32 {
 		factor:  1,
 		invCap:  1 / float64(sp.workers),
 	})
+	a.startCaches(ii, warm)
 	in := &a.insts[ii]
 	rt := &a.svcs[svc]
 	rt.insts = append(rt.insts, ii)
