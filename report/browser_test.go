@@ -48,9 +48,9 @@ const drawnJS = `(() => {
     scripts: document.scripts.length, charts: charts};
 })()`
 
-// TestBrowserReport opens two report pages in headless Chromium — the golden page of the
-// synthetic packet (testdata/report.html) and the Northstar replay's
-// (examples/northstar/packet/report.html) — at phone (375 px) and desktop (1280 px) widths
+// TestBrowserReport opens three report pages in headless Chromium — the golden page of the
+// synthetic packet (testdata/report.html), the Northstar replay's
+// (examples/northstar/packet/report.html) and its cache variant's — at phone (375 px) and desktop (1280 px) widths
 // and with the print stylesheet on an A4 width (794 px): the page does not scroll sideways
 // (wide charts and tables scroll in their own boxes), every chart is drawn with lines of
 // some length, no two marker labels overlap, and the page requests nothing but itself.
@@ -61,6 +61,8 @@ func TestBrowserReport(t *testing.T) {
 	forEachView(t, map[string]string{
 		"synthetic": filepath.Join("testdata", "report.html"),
 		"northstar": filepath.Join("..", "examples", "northstar", "packet", HTMLFile),
+		// With caches: their hit-ratio and entries charts.
+		"northstar-cache": filepath.Join("..", "examples", "northstar", "cache", "packet", HTMLFile),
 	}, func(t *testing.T, br *browsertest.Browser, page string, width int64, media string) {
 		m, err := chromedp.Run(br.Context(), chromedp.Evaluate[drawn](drawnJS))
 		if err != nil {

@@ -333,10 +333,19 @@ func TestVaryHTMLEveryObjective(t *testing.T) {
 	}
 }
 
-// The example grid's pages are the pages of its summaries, as this build draws them: its
+// The example grids' pages are the pages of their summaries, as this build draws them: each
 // vary.html, and each combination's trials.html.
 func TestVaryHTMLExample(t *testing.T) {
-	dir := filepath.Join("..", "examples", "northstar", "metastable")
+	for _, dir := range []string{
+		filepath.Join("..", "examples", "northstar", "metastable"),
+		filepath.Join("..", "examples", "northstar", "cache", "catalog"),
+	} {
+		t.Run(filepath.Base(dir), func(t *testing.T) { checkVaryExample(t, dir) })
+	}
+}
+
+// checkVaryExample checks that a grid's pages under dir are those its JSON files render.
+func checkVaryExample(t *testing.T, dir string) {
 	m, err := trials.ReadGridFile(dir)
 	if err != nil {
 		t.Fatal(err)
