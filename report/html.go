@@ -656,10 +656,13 @@ func decimals(v float64) int {
 	return 3
 }
 
-// axisNumber labels a gridline.
+// axisNumber labels a gridline: millions as "4M", so that the label fits left of the plot.
 func axisNumber(v float64, unit string) string {
-	s := Float(v, decimals(v))
-	s = trimZeros(s)
+	suffix := ""
+	if math.Abs(v) >= 1e6 { // "4,000,000" would not fit left of the plot
+		v, suffix = v/1e6, "M"
+	}
+	s := trimZeros(Float(v, decimals(v))) + suffix
 	if unit == "×" {
 		return s + "×"
 	}

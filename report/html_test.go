@@ -419,3 +419,24 @@ func TestMergeEvents(t *testing.T) {
 		t.Errorf("merged events:\n%s\nwant:\n%s", diff, strings.Join(want, "\n"))
 	}
 }
+
+func TestAxisNumber(t *testing.T) {
+	for _, tt := range []struct {
+		v    float64
+		unit string
+		want string
+	}{
+		{0, "", "0"},
+		{250, "", "250"},
+		{2.5, "×", "2.5×"},
+		{40000, "", "40,000"},
+		{999999, "", "999,999"},
+		{2e6, "", "2M"},
+		{2.5e6, "", "2.5M"},
+		{-4e6, "", "-4M"},
+	} {
+		if got := axisNumber(tt.v, tt.unit); got != tt.want {
+			t.Errorf("axisNumber(%v, %q) = %q, want %q", tt.v, tt.unit, got, tt.want)
+		}
+	}
+}
