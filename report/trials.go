@@ -38,6 +38,9 @@ func Trials(w io.Writer, s *trials.Summary) error {
 	t := newSpreadTable(s)
 	section := ""
 	for i, f := range s.Figures {
+		if !trials.Shown(i, s) {
+			continue
+		}
 		if f.Section != section {
 			section = f.Section
 			t.row(section)

@@ -102,6 +102,9 @@ func newTrialsPage(s *trials.Summary) *trialsPage {
 	}
 	p.Columns = 1 + len(arms) + 2*len(s.Deltas)
 	for i, f := range s.Figures {
+		if !trials.Shown(i, s) {
+			continue
+		}
 		if len(p.Sections) == 0 || p.Sections[len(p.Sections)-1].Title != f.Section {
 			p.Sections = append(p.Sections, trialSection{Title: f.Section})
 		}

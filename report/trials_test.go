@@ -471,3 +471,31 @@ func TestTrialsCensoredObjective(t *testing.T) {
 		t.Errorf("table lacks %q:\n%s", want, b.String())
 	}
 }
+
+// A sweep whose arms have no cache prints no Caches section, in the table or the page.
+func TestTrialsWithoutCaches(t *testing.T) {
+	run := func(_ context.Context, seed uint64, _ func(done, total time.Duration)) (*packet.Packet, error) {
+		a := seededArm("only", false, seed)
+		a.Caches = nil
+		return &packet.Packet{Scenario: "one", Seed: seed, Arms: []packet.Arm{a}}, nil
+	}
+	s, err := trials.Run(context.Background(), trials.Config{Scenario: "one", Trials: 2}, run, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var table, page bytes.Buffer
+	if err := Trials(&table, s); err != nil {
+		t.Fatal(err)
+	}
+	if err := TrialsHTML(&page, s); err != nil {
+		t.Fatal(err)
+	}
+	for name, out := range map[string]string{"table": table.String(), "page": page.String()} {
+		if strings.Contains(out, "Caches") || strings.Contains(out, "cache hit ratio") {
+			t.Errorf("the %s shows caches for arms without any", name)
+		}
+		if !strings.Contains(out, "goodput / offered") {
+			t.Errorf("the %s lacks goodput / offered", name)
+		}
+	}
+}

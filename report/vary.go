@@ -125,6 +125,9 @@ func Vary(w io.Writer, g VaryGrid) error {
 	t := newSpreadTable(first)
 	section := ""
 	for i, f := range first.Figures {
+		if !trials.Shown(i, g.Sums...) {
+			continue
+		}
 		if f.Section != section {
 			section = f.Section
 			t.row(section)

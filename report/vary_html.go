@@ -158,6 +158,9 @@ func newVaryPage(g VaryGrid, sameObjectives bool) *varyPage {
 	}
 
 	for i, f := range first.Figures {
+		if !trials.Shown(i, g.Sums...) {
+			continue
+		}
 		if len(p.Sections) == 0 || p.Sections[len(p.Sections)-1].Title != f.Section {
 			id := fmt.Sprintf("section-%d", len(p.Sections)+1)
 			p.Sections = append(p.Sections, varySection{ID: id, Title: f.Section})

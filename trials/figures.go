@@ -21,6 +21,9 @@ type Figure struct {
 	// Better is +1 when a higher value is better, -1 when a lower one is, 0 when neither
 	// (rejections and shed optional work are a policy's choice, not a defect).
 	Better int `json:"better"`
+	// Optional marks a figure that only some scenarios have (a cache hit ratio needs
+	// caches): the tables and pages leave it out when no trial of any arm measured it.
+	Optional bool `json:"optional,omitempty"`
 
 	get func(a *packet.Arm) (float64, bool)
 }
@@ -60,6 +63,7 @@ var figures = sectioned([]Figure{
 	count("suppressed", "retries suppressed", 0, func(a *packet.Arm) int64 { return a.Retry.Suppressed }),
 	count("orphans", "orphaned work", -1, func(a *packet.Arm) int64 { return a.Totals.Orphans }),
 	count("duplicates", "duplicates", -1, func(a *packet.Arm) int64 { return a.Duplicates.Total() }),
+	{Key: "cache_hit_ratio", Label: "cache hit ratio, every cache", Unit: "ratio", Better: +1, Optional: true, get: cacheHitRatio},
 	recovery("recovery_stabilize_s", "goodput stable again", func(r packet.Recovery) *float64 { return r.StabilizeS }),
 	recovery("recovery_drain_s", "queues drained", func(r packet.Recovery) *float64 { return r.DrainS }),
 	recovery("recovery_normal_s", "back to Normal", func(r packet.Recovery) *float64 { return r.NormalS }),
@@ -98,6 +102,7 @@ var sections = map[string]string{
 	"latency_p50_ms":       "Latency, admitted requests (ms)",
 	"queue_age_max_ms":     "Queue",
 	"retries":              "Retries and waste",
+	"cache_hit_ratio":      "Caches",
 	"recovery_stabilize_s": "Recovery (seconds after restoration)",
 }
 
@@ -111,6 +116,36 @@ func sectioned(fs []Figure) []Figure {
 		fs[i].Section = sec
 	}
 	return fs
+}
+
+// cacheHitRatio is the share of lookups that hit, over every cache of the arm; it is
+// missing when the arm looked nothing up.
+func cacheHitRatio(a *packet.Arm) (float64, bool) {
+	var hits, lookups int64
+	for _, c := range a.Caches {
+		hits += c.Hits
+		lookups += c.Hits + c.Misses
+	}
+	if lookups == 0 {
+		return 0, false
+	}
+	return round(float64(hits)/float64(lookups), 6), true
+}
+
+// Shown reports whether the tables and pages show figure i of the sweeps (the same
+// figures in each): always, unless it is optional and no trial of any arm measured it.
+func Shown(i int, sums ...*Summary) bool {
+	if len(sums) == 0 || i < 0 || i >= len(sums[0].Figures) || !sums[0].Figures[i].Optional {
+		return true
+	}
+	for _, s := range sums {
+		for _, a := range s.Spread {
+			if i < len(a.Figures) && a.Figures[i].N > 0 {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // figureIndex maps a figure's key to its index in figures.

@@ -601,3 +601,41 @@ func TestModelVersion(t *testing.T) {
 		t.Errorf("mixed versions: %v", err)
 	}
 }
+
+// The cache hit ratio is an optional figure: measured over every cache of an arm, missing
+// in an arm that looked nothing up, and shown only when some trial of some arm measured it.
+func TestCacheHitRatioShown(t *testing.T) {
+	withCaches := func(ctx context.Context, seed uint64, progress func(done, total time.Duration)) (*packet.Packet, error) {
+		p, err := fakeRun(ctx, seed, progress)
+		if err == nil {
+			p.Arms[1].Caches = []packet.CacheStats{{Name: "a", Hits: 3, Misses: 1}, {Name: "b", Hits: 0, Misses: 4}}
+		}
+		return p, err
+	}
+	i := figureIndex["cache_hit_ratio"]
+	for _, tt := range []struct {
+		name  string
+		run   RunFunc
+		shown bool
+	}{
+		{"no caches", fakeRun, false},
+		{"caches in one arm", withCaches, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			s, err := Run(context.Background(), Config{Scenario: "fake", Trials: 2}, tt.run, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := Shown(i, s); got != tt.shown {
+				t.Errorf("shown %v, want %v", got, tt.shown)
+			}
+			if !Shown(figureIndex["goodput"], s) {
+				t.Error("goodput not shown")
+			}
+			base, prot := s.Runs[0].Arms[0].Figures["cache_hit_ratio"], s.Runs[0].Arms[1].Figures["cache_hit_ratio"]
+			if base != nil || (prot != nil) != tt.shown || (prot != nil && *prot != 0.375) {
+				t.Errorf("cache hit ratio: baseline %v, protected %v; want missing, and 3 of 8 lookups where there are caches", base, prot)
+			}
+		})
+	}
+}
