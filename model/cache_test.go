@@ -94,10 +94,9 @@ func TestHitRatio(t *testing.T) {
 	}
 }
 
-// TestFitCaches sets an instance's attempts at fixed counts and checks what its cache may
-// hold, what it evicts and what a fill adds.
-func TestFitCaches(t *testing.T) {
-	sc := decode(t, cached)
+// firstArm compiles sc and builds its first arm, with seed 1, without running it.
+func firstArm(t *testing.T, sc *scenario.Scenario) (*plan, *arm) {
+	t.Helper()
 	p, err := compile(sc)
 	if err != nil {
 		t.Fatal(err)
@@ -106,6 +105,14 @@ func TestFitCaches(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return p, a
+}
+
+// TestFitCaches sets an instance's attempts at fixed counts and checks what its cache may
+// hold, what it evicts and what a fill adds.
+func TestFitCaches(t *testing.T) {
+	sc := decode(t, cached)
+	p, a := firstArm(t, sc)
 	in := &a.insts[0]
 	cr := &in.caches[0]
 	if cr.held != 2000 || cr.allowed != 2000 {
@@ -265,14 +272,7 @@ func TestCacheFills(t *testing.T) {
 				src = strings.Replace(src, "{name: a-store, service_time: {p50: 2ms, p99: 8ms}}", tt.change, 1)
 			}
 			sc := decode(t, src)
-			p, err := compile(sc)
-			if err != nil {
-				t.Fatal(err)
-			}
-			a, err := newArm(p, sc, sc.Arms[0], 1)
-			if err != nil {
-				t.Fatal(err)
-			}
+			_, a := firstArm(t, sc)
 			pa, err := a.run(context.Background(), func(time.Duration) {})
 			if err != nil {
 				t.Fatal(err)
@@ -309,14 +309,7 @@ func TestCacheMemoryShares(t *testing.T) {
 		"{name: b-cache, service: app, entries: 100000}", "{name: b-cache, service: app, entries: 500, entry_size: 8KiB}",
 	).Replace(twoCaches)
 	sc := decode(t, src)
-	p, err := compile(sc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	a, err := newArm(p, sc, sc.Arms[0], 1)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, a := firstArm(t, sc)
 	in := &a.insts[0]
 	for _, tt := range []struct {
 		attempts int
