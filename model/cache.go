@@ -20,7 +20,6 @@ import "math"
 // cachePlan is one declared cache, compiled.
 type cachePlan struct {
 	name      string
-	svc       int
 	slot      int     // index in the service's caches (servicePlan.caches, instance.caches)
 	entries   int     // most entries held
 	entrySize float64 // bytes
