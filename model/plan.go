@@ -258,8 +258,7 @@ func compile(sc *scenario.Scenario) (*plan, error) {
 		cacheIdx[c.Name] = i
 		sp := &p.services[svcIdx[c.Service]]
 		p.caches = append(p.caches, cachePlan{
-			name: c.Name,
-
+			name:      c.Name,
 			slot:      len(sp.caches),
 			entries:   c.Entries,
 			entrySize: float64(c.EntrySize),
