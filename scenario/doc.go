@@ -10,6 +10,30 @@
 // calls to the dependency; the hit ratio is what the replay makes of that,
 // never an input.
 //
+// A service may also have a health check (health), as an orchestrator's
+// readiness or liveness probe: every interval each instance gets a probe that
+// waits in its queue like an attempt and passes if a worker picks it up within
+// timeout. After failures probes in a row fail (3 by default), action remove
+// takes the instance out of the router until it passes successes probes in a
+// row (1 by default), and action restart kills its process, which is ready
+// again after restart (the service's cold.startup by default) and then cold. So
+// an instance whose queue holds more than the timeout of work fails its
+// probes; whether that helps or hurts is what the replay shows. No health
+// block (or a zero one) means no health check:
+//
+//	services:
+//	  - name: checkout
+//	    instances: 6
+//	    workers: 16
+//	    health: {interval: 10s, timeout: 1s, failures: 3, successes: 2, action: remove}
+//	  - name: worker
+//	    instances: 2
+//	    workers: 4
+//	    health: {interval: 5s, timeout: 2s, action: restart, restart: 15s}
+//
+// The timeout is at most the interval; successes go with remove only, restart
+// with restart only.
+//
 // Load a file with [Load], or decode bytes with [Decode]; both decode strictly
 // and then run [Scenario.Validate]:
 //

@@ -80,6 +80,8 @@ var fuzzSeeds = []string{
 	"topology: {services: [{name: s, memory: {limit: 9223372036854775807B, per_attempt: 8388608TiB}}]}\n",
 	"topology: {caches: [{name: c, service: s, entries: 1e9, entry_size: -1KiB}, {name: c, entries: 0, entry_size: [1]}]}\n",
 	"classes: [{stages: [{name: s, work: 1ms, cache: c, mutation: order_commit}]}]\n",
+	"topology: {services: [{name: s, health: {interval: -1ns, timeout: 2562047h, failures: -9223372036854775808, successes: 1e3, action: [remove]}}]}\n",
+	"topology: {services: [{name: s, health: {}}, {name: t, health: ~}, {name: u, health: {interval: 0s, restart: 1ns, colour: x}}]}\n",
 }
 
 func addSeeds(f *testing.F) {

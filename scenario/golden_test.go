@@ -100,6 +100,26 @@ func TestCacheScenario(t *testing.T) {
 	}
 }
 
+// TestHealthScenario spot-checks the health checks of the health example.
+func TestHealthScenario(t *testing.T) {
+	s, err := Load("testdata/valid/health.scenario.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	checks := []struct {
+		name      string
+		got, want any
+	}{
+		{"remove", s.Topology.Services[0].Health, Health{Interval: Duration(10 * time.Second), Timeout: Duration(time.Second), Failures: 3, Successes: 2, Action: HealthRemove}},
+		{"restart", s.Topology.Services[1].Health, Health{Interval: Duration(5 * time.Second), Timeout: Duration(2 * time.Second), Action: HealthRestart, Restart: Duration(15 * time.Second)}},
+	}
+	for _, c := range checks {
+		if c.got != c.want {
+			t.Errorf("%s = %+v; want %+v", c.name, c.got, c.want)
+		}
+	}
+}
+
 // TestInvalidScenarios compares the errors of each file in testdata/invalid
 // with its golden .err file; run with -update to rewrite them.
 func TestInvalidScenarios(t *testing.T) {

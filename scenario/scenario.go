@@ -247,6 +247,48 @@ type Service struct {
 	// Memory is each instance's heap, which the service's caches yield to the attempts
 	// it holds. Zero means no limit: the caches keep every entry they fill.
 	Memory Memory `yaml:"memory,omitempty" json:"memory,omitempty,omitzero"`
+	// Health is the orchestrator's health check of each instance. Zero means none.
+	Health Health `yaml:"health,omitempty" json:"health,omitempty,omitzero"`
+}
+
+// Health actions: what a health check does to an instance whose probes fail.
+const (
+	HealthRemove  = "remove"  // a readiness probe: the router stops sending it attempts until it passes again
+	HealthRestart = "restart" // a liveness probe: the process is killed and started again, cold
+)
+
+// Health is a health check of each instance of a service, as an orchestrator's readiness
+// or liveness probe (Kubernetes' periodSeconds, timeoutSeconds, failureThreshold and
+// successThreshold). A probe is a request that waits in the instance's queue like an
+// attempt (it takes a place in a bounded queue, and an age-bounded or LIFO queue drops or
+// reorders it as it would an attempt) and takes no work: it passes if a worker picks it up
+// within Timeout, and fails if it is still waiting then or if the queue refuses or drops
+// it. So a slow instance, one whose queue holds more than Timeout of work, fails its
+// probes: health checks remove slow instances. When every instance of a service is out of
+// routing, the service refuses attempts as overload (no endpoints, as Kubernetes leaves
+// it; no panic routing).
+type Health struct {
+	// Interval is the time between two probes of an instance, e.g. 10s, at least 1ms. A
+	// Health with every field zero means no health check.
+	Interval Duration `yaml:"interval" json:"interval"`
+	// Timeout is how long a probe waits for its answer, e.g. 1s; at most Interval.
+	Timeout Duration `yaml:"timeout" json:"timeout"`
+	// Failures is how many probes in a row must fail for the action to be taken. Zero
+	// means 3.
+	Failures int `yaml:"failures,omitempty" json:"failures,omitempty,omitzero"`
+	// Successes is how many probes in a row a removed instance must pass to take traffic
+	// again (action remove only). Zero means 1.
+	Successes int `yaml:"successes,omitempty" json:"successes,omitempty,omitzero"`
+	// Action is remove (the router stops sending the instance attempts until it passes
+	// Successes probes in a row; it keeps serving what it holds) or restart (its process
+	// is killed: what it holds fails with an error, its dependency calls run on as
+	// orphans, its caches are lost, and it starts again, cold).
+	Action string `yaml:"action" json:"action" jsonschema:"enum=remove,enum=restart"`
+	// Restart is the time from a kill until the process is ready again (a container
+	// restart: no scheduling or image pull), e.g. 30s (action restart only). It is then
+	// cold for the service's cold.for, as a new instance is. Zero means the service's
+	// cold.startup.
+	Restart Duration `yaml:"restart,omitempty" json:"restart,omitempty,omitzero"`
 }
 
 // Memory is the heap of one instance as attempts and caches share it: every attempt the
@@ -909,6 +951,7 @@ func (v *validator) topology() topoNames {
 			v.addf(p+".cold.for", "for is %s; expected zero or more", sv.Cold.For)
 		}
 		v.memory(p+".memory", sv.Memory)
+		v.health(p+".health", sv.Health)
 	}
 	for i, d := range t.Dependencies {
 		p := fmt.Sprintf("$.topology.dependencies[%d]", i)
@@ -961,6 +1004,55 @@ func (v *validator) memory(p string, m Memory) {
 		v.addf(p+".per_attempt", "per_attempt is %s; expected zero or more, e.g. 2MiB", m.PerAttempt)
 	} else if m.PerAttempt > 0 && m.Limit == 0 {
 		v.addf(p+".per_attempt", "per_attempt needs a limit; expected limit too, e.g. {limit: 2GiB, per_attempt: %s}", m.PerAttempt)
+	}
+}
+
+// health checks a service's health check. The zero value is no health check; any other
+// needs a positive interval, a positive timeout no longer than it and an action, remove or
+// restart; failures and successes are counts of zero (the default) to 1000; successes
+// belong to remove and restart to restart; no duration is negative.
+func (v *validator) health(p string, h Health) {
+	if h == (Health{}) {
+		return
+	}
+	switch {
+	case h.Interval == 0:
+		v.addf(p+".interval", "health needs an interval, but interval is 0s; expected the time between two probes, e.g. 10s (or no health block for no health check)")
+	case h.Interval < 0:
+		v.addf(p+".interval", "interval is %s; expected a positive time between two probes, e.g. 10s", h.Interval)
+	case h.Interval < Duration(time.Millisecond):
+		v.addf(p+".interval", "interval is %s; expected at least 1ms between two probes, e.g. 10s", h.Interval)
+	}
+	switch {
+	case h.Timeout <= 0:
+		v.addf(p+".timeout", "timeout is %s; expected a positive time a probe waits for its answer, e.g. 1s", h.Timeout)
+	case h.Interval > 0 && h.Timeout > h.Interval:
+		v.addf(p+".timeout", "timeout %s is longer than the interval %s; expected at most the interval, e.g. 1s", h.Timeout, h.Interval)
+	}
+	if h.Failures < 0 {
+		v.addf(p+".failures", "failures is %d; expected zero (3) or more probes in a row, e.g. 3", h.Failures)
+	} else if h.Failures > 1000 {
+		v.addf(p+".failures", "failures is %d; expected at most 1000 probes in a row, e.g. 3", h.Failures)
+	}
+	if h.Successes < 0 {
+		v.addf(p+".successes", "successes is %d; expected zero (1) or more probes in a row, e.g. 2", h.Successes)
+	} else if h.Successes > 1000 {
+		v.addf(p+".successes", "successes is %d; expected at most 1000 probes in a row, e.g. 2", h.Successes)
+	} else if h.Successes > 0 && h.Action == HealthRestart {
+		v.addf(p+".successes", "successes is %d, but a restarted instance takes traffic once its process is ready; expected successes only with action: remove", h.Successes)
+	}
+	switch h.Action {
+	case "":
+		v.addf(p+".action", "action is empty; expected remove (stop routing to the instance) or restart (kill and restart its process), e.g. action: remove")
+	case HealthRemove, HealthRestart:
+	default:
+		v.addf(p+".action", "unknown health action %q; expected remove or restart", h.Action)
+	}
+	switch {
+	case h.Restart < 0:
+		v.addf(p+".restart", "restart is %s; expected zero (the service's cold.startup) or more, e.g. 30s", h.Restart)
+	case h.Restart > 0 && h.Action == HealthRemove:
+		v.addf(p+".restart", "restart is %s, but action remove never kills the process; expected restart only with action: restart", h.Restart)
 	}
 }
 

@@ -131,6 +131,18 @@ func TestValidate(t *testing.T) {
 		{"zipf too steep", "zipf: 1.1", "zipf: 101", "$.load.keys.zipf", "at most 100"},
 		{"one dependency behind a cache", "{name: read, work: {mean: 1ms}}", "{name: read, dependency: pay, cache: items}", "$.classes[1].stages[1].cache", `already read through on the way to "pay"`},
 		{"stage cache with mutation", "{name: fetch, dependency: catalog, cache: items}", "{name: fetch, dependency: catalog, cache: items, mutation: order_commit}", "$.classes[1].stages[1].cache", "no cache on a stage with a mutation"},
+		{"health without interval", "memory: {limit: 64MiB, per_attempt: 1MiB}}", "memory: {limit: 64MiB, per_attempt: 1MiB}, health: {timeout: 1s, action: remove}}", "$.topology.services[0].health.interval", "health needs an interval"},
+		{"health negative interval", "memory: {limit: 64MiB, per_attempt: 1MiB}}", "memory: {limit: 64MiB, per_attempt: 1MiB}, health: {interval: -1s, timeout: 1s, action: remove}}", "$.topology.services[0].health.interval", "interval is -1s; expected a positive time"},
+		{"health interval too short", "memory: {limit: 64MiB, per_attempt: 1MiB}}", "memory: {limit: 64MiB, per_attempt: 1MiB}, health: {interval: 500us, timeout: 100us, action: remove}}", "$.topology.services[0].health.interval", "interval is 500µs; expected at least 1ms"},
+		{"health without timeout", "memory: {limit: 64MiB, per_attempt: 1MiB}}", "memory: {limit: 64MiB, per_attempt: 1MiB}, health: {interval: 10s, action: remove}}", "$.topology.services[0].health.timeout", "timeout is 0s; expected a positive time"},
+		{"health timeout over interval", "memory: {limit: 64MiB, per_attempt: 1MiB}}", "memory: {limit: 64MiB, per_attempt: 1MiB}, health: {interval: 1s, timeout: 2s, action: remove}}", "$.topology.services[0].health.timeout", "timeout 2s is longer than the interval 1s"},
+		{"health failures", "memory: {limit: 64MiB, per_attempt: 1MiB}}", "memory: {limit: 64MiB, per_attempt: 1MiB}, health: {interval: 10s, timeout: 1s, failures: -1, action: remove}}", "$.topology.services[0].health.failures", "failures is -1; expected zero (3) or more"},
+		{"health too many successes", "memory: {limit: 64MiB, per_attempt: 1MiB}}", "memory: {limit: 64MiB, per_attempt: 1MiB}, health: {interval: 10s, timeout: 1s, successes: 1001, action: remove}}", "$.topology.services[0].health.successes", "at most 1000"},
+		{"health without action", "memory: {limit: 64MiB, per_attempt: 1MiB}}", "memory: {limit: 64MiB, per_attempt: 1MiB}, health: {interval: 10s, timeout: 1s}}", "$.topology.services[0].health.action", "action is empty; expected remove"},
+		{"health unknown action", "memory: {limit: 64MiB, per_attempt: 1MiB}}", "memory: {limit: 64MiB, per_attempt: 1MiB}, health: {interval: 10s, timeout: 1s, action: kill}}", "$.topology.services[0].health.action", `unknown health action "kill"; expected remove or restart`},
+		{"health successes with restart", "memory: {limit: 64MiB, per_attempt: 1MiB}}", "memory: {limit: 64MiB, per_attempt: 1MiB}, health: {interval: 10s, timeout: 1s, successes: 2, action: restart}}", "$.topology.services[0].health.successes", "expected successes only with action: remove"},
+		{"health restart with remove", "memory: {limit: 64MiB, per_attempt: 1MiB}}", "memory: {limit: 64MiB, per_attempt: 1MiB}, health: {interval: 10s, timeout: 1s, action: remove, restart: 30s}}", "$.topology.services[0].health.restart", "expected restart only with action: restart"},
+		{"health negative restart", "memory: {limit: 64MiB, per_attempt: 1MiB}}", "memory: {limit: 64MiB, per_attempt: 1MiB}, health: {interval: 10s, timeout: 1s, action: restart, restart: -1s}}", "$.topology.services[0].health.restart", "restart is -1s; expected zero"},
 		{"stage cache of another service", "memory: {limit: 64MiB, per_attempt: 1MiB}}\n  caches:\n    - {name: items, service: shop", "memory: {limit: 64MiB, per_attempt: 1MiB}}\n    - {name: back, instances: 1, workers: 1}\n  caches:\n    - {name: items, service: back", "$.classes[1].stages[1].cache", `cache "items" is held by service "back", not the class's entry target "shop"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -168,6 +180,32 @@ func TestValidateAcceptsMemoryAndCaches(t *testing.T) {
 			src := strings.Replace(validBase, tc.old, tc.new, 1)
 			if src == validBase {
 				t.Fatalf("case does not change the scenario: %q not found", tc.old)
+			}
+			if _, err := Decode("case.yaml", []byte(src)); err != nil {
+				t.Errorf("rejected:\n%v", err)
+			}
+		})
+	}
+}
+
+// TestValidateAcceptsHealth checks what the health rules allow: no health check (a zero
+// block), the defaults, a timeout equal to the interval, and each action with its own
+// fields.
+func TestValidateAcceptsHealth(t *testing.T) {
+	const mem = "memory: {limit: 64MiB, per_attempt: 1MiB}}"
+	for _, tc := range []struct{ name, health string }{
+		{"empty block", "{}"},
+		{"zero fields", "{interval: 0s, timeout: 0s}"},
+		{"defaults", "{interval: 10s, timeout: 1s, action: remove}"},
+		{"timeout equal to interval", "{interval: 2s, timeout: 2s, action: restart}"},
+		{"remove with counts", "{interval: 10s, timeout: 1s, failures: 1000, successes: 1000, action: remove}"},
+		{"restart with failures and restart", "{interval: 10s, timeout: 1s, failures: 1, action: restart, restart: 30s}"},
+		{"restart zero", "{interval: 10s, timeout: 1s, action: restart, restart: 0s}"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			src := strings.Replace(validBase, mem, "memory: {limit: 64MiB, per_attempt: 1MiB}, health: "+tc.health+"}", 1)
+			if src == validBase {
+				t.Fatalf("case does not change the scenario: %q not found", mem)
 			}
 			if _, err := Decode("case.yaml", []byte(src)); err != nil {
 				t.Errorf("rejected:\n%v", err)
