@@ -169,6 +169,7 @@ func (r *Recorder) Finish(objectives []ObjectiveSpec) Arm {
 		a.Dependencies = append(a.Dependencies, ds)
 	}
 
+	a.Health = slices.Clone(r.health)
 	a.Caches = []CacheStats{}
 	for i, c := range r.cache {
 		hr, _ := ratio(c.hits, c.hits+c.misses)

@@ -59,6 +59,8 @@ type Arm struct {
 	Dependencies []DependencyStats `json:"dependencies"`
 	// Caches are hits and misses by cache, in first-seen order.
 	Caches []CacheStats `json:"caches"`
+	// Health is what the health checks did, by service with one (absent without any).
+	Health []HealthStats `json:"health,omitempty"`
 	// Capacity is instances requested, ready and warm over the run.
 	Capacity Capacity `json:"capacity"`
 	// Invariants are the conservation checks; every one should pass.
@@ -283,6 +285,19 @@ type CacheStats struct {
 	Evictions        int64   `json:"evictions"`
 	EntriesMin       int     `json:"entries_min"`
 	EntriesMax       int     `json:"entries_max"`
+}
+
+// HealthStats are one service's health checks: probes sent to its instances and how many
+// failed, removals from routing and returns to it (action remove), and restarts with the
+// attempts the killed processes held (action restart).
+type HealthStats struct {
+	Service        string `json:"service"`
+	Probes         int64  `json:"probes"`
+	ProbesFailed   int64  `json:"probes_failed"`
+	Removals       int64  `json:"removals"`
+	Returns        int64  `json:"returns"`
+	Restarts       int64  `json:"restarts"`
+	AttemptsKilled int64  `json:"attempts_killed"`
 }
 
 // Capacity summarises sampled instance counts.

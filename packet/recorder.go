@@ -278,6 +278,9 @@ type Recorder struct {
 	caches names
 	cache  []cacheAcc // by cache
 
+	healthNames names
+	health      []HealthStats // by service with a health check
+
 	rejectedBy, shedBy, suppressedBy tally
 	dup                              Duplicates
 	suppressed                       int64
@@ -307,6 +310,7 @@ func NewRecorder(cfg Config) *Recorder {
 		layers:       newNames(cfg.Layers),
 		deps:         newNames(cfg.Dependencies),
 		caches:       newNames(cfg.Caches),
+		healthNames:  newNames(nil),
 		rejectedBy:   newTally(),
 		shedBy:       newTally(),
 		suppressedBy: newTally(),
@@ -656,6 +660,49 @@ func (r *Recorder) Duplicate(at time.Duration, kind string) {
 		r.dup.Other[kind]++
 	}
 	r.row(at).Duplicates++
+}
+
+// HealthRecorder records one service's health checks: get one with [Recorder.Health] and
+// keep it. The zero value is not usable.
+type HealthRecorder struct {
+	r *Recorder
+	i int // index in r.health
+}
+
+// Health returns the handle of a service's health checks. The services appear in the
+// packet in the order of their first call.
+func (r *Recorder) Health(service string) HealthRecorder {
+	i, added := r.healthNames.find(service)
+	if added {
+		r.health = append(r.health, HealthStats{Service: service})
+	}
+	return HealthRecorder{r, i}
+}
+
+// Stats returns what the handle has recorded so far.
+func (h HealthRecorder) Stats() HealthStats { return h.r.health[h.i] }
+
+// Probe records one probe of an instance and whether it passed.
+func (h HealthRecorder) Probe(pass bool) {
+	st := &h.r.health[h.i]
+	st.Probes++
+	if !pass {
+		st.ProbesFailed++
+	}
+}
+
+// Removed records that failed probes took an instance out of routing.
+func (h HealthRecorder) Removed() { h.r.health[h.i].Removals++ }
+
+// Returned records that a removed instance passed its probes and takes traffic again.
+func (h HealthRecorder) Returned() { h.r.health[h.i].Returns++ }
+
+// Restarted records that failed probes had an instance's process killed, and the attempts
+// it held then (queued or in service), which failed with it.
+func (h HealthRecorder) Restarted(killed int) {
+	st := &h.r.health[h.i]
+	st.Restarts++
+	st.AttemptsKilled += int64(killed)
 }
 
 // cacheAcc is what a run did to one cache.

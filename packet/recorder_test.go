@@ -675,3 +675,40 @@ func TestRetryBudget(t *testing.T) {
 		t.Errorf("packet.json lacks the budget:\n%s", b.String())
 	}
 }
+
+// TestHealth checks the health-check counts: by service in the order of their first
+// handle, and absent from packet.json for an arm without health checks.
+func TestHealth(t *testing.T) {
+	r := NewRecorder(Config{Arm: "a", Tick: time.Second, Duration: time.Second})
+	var b bytes.Buffer
+	if err := (&Packet{Arms: []Arm{r.Finish(nil)}}).WriteJSON(&b); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(b.String(), `"health"`) {
+		t.Errorf("packet.json of an arm without health checks has a health field:\n%s", b.String())
+	}
+
+	r = NewRecorder(Config{Arm: "a", Tick: time.Second, Duration: time.Second})
+	web, jobs := r.Health("web"), r.Health("jobs")
+	if again := r.Health("web"); again != web {
+		t.Errorf("a second handle of web is %+v, want the first, %+v", again, web)
+	}
+	for _, pass := range []bool{true, false, false, true} {
+		web.Probe(pass)
+	}
+	web.Removed()
+	web.Returned()
+	jobs.Probe(false)
+	jobs.Restarted(7)
+	jobs.Restarted(5)
+	if got := web.Stats(); got.Probes != 4 || got.ProbesFailed != 2 {
+		t.Errorf("web so far: %+v, want 4 probes, 2 failed", got)
+	}
+	want := []HealthStats{
+		{Service: "web", Probes: 4, ProbesFailed: 2, Removals: 1, Returns: 1},
+		{Service: "jobs", Probes: 1, ProbesFailed: 1, Restarts: 2, AttemptsKilled: 12},
+	}
+	if diff := cmp.Diff(want, r.Finish(nil).Health); diff != "" {
+		t.Errorf("health (-want +got):\n%s", diff)
+	}
+}
