@@ -34,8 +34,11 @@ const (
 	evFaultEnd   // ID: fault index
 	evInstanceUp
 	evInstanceWarm
-	evTimerQueue // ID: timer queue
-	evReserve    // ID: logical; its derived call timeout
+	evTimerQueue   // ID: timer queue
+	evReserve      // ID: logical; its derived call timeout
+	evProbe        // ID: instance and its life
+	evProbeTimeout // ID: instance and its probe number
+	evKill         // ID: instance and its life
 )
 
 // instance is one instance of a service: a worker pool, a queue in front of it and one
@@ -57,6 +60,17 @@ type instance struct {
 	ready     *readiness.Instance
 	completed int       // attempts completed since the last tick
 	caches    []cacheRT // the service's caches, by slot
+
+	// Health checks (health.go).
+	life          uint32 // the process's life: a kill starts the next
+	removed       bool   // failed probes took it out of routing
+	killing       bool   // a kill is scheduled
+	probing       bool   // probe probeN waits in the queue for its answer
+	everRemoved   bool   // the first removal is annotated
+	everKilled    bool   // and the first restart
+	probes        int    // probe items in the queue (the live one and stale ones)
+	probeN        uint32 // the last probe sent
+	fails, passes int    // probes in a row
 }
 
 // connPool is one instance's bounded pool of connections to one dependency.
@@ -158,6 +172,7 @@ type handles struct {
 	entry, svc, depCall []packet.LayerRecorder
 	dep                 []packet.DependencyRecorder
 	cache               []packet.CacheRecorder
+	health              []packet.HealthRecorder // by service; the zero handle for one without a check
 }
 
 func newHandles(r *packet.Recorder, p *plan) handles {
@@ -177,6 +192,12 @@ func newHandles(r *packet.Recorder, p *plan) handles {
 	}
 	for _, c := range p.caches {
 		h.cache = append(h.cache, r.Cache(c.name))
+	}
+	h.health = make([]packet.HealthRecorder, len(p.services))
+	for i, s := range p.services {
+		if s.health != nil {
+			h.health[i] = r.Health(s.name)
+		}
 	}
 	return h
 }
@@ -246,13 +267,19 @@ func (a *arm) Handle(_ *sim.Sim, e sim.Event) {
 	case evFaultEnd:
 		a.faultEnd(int(id))
 	case evInstanceUp:
-		a.instanceUp(int32(id))
+		a.instanceUp(id)
 	case evInstanceWarm:
-		a.instanceWarm(int32(id))
+		a.instanceWarm(id)
 	case evTimerQueue:
 		a.fireQueue(int(id))
 	case evReserve:
 		a.reserveFire(id)
+	case evProbe:
+		a.probeFire(id)
+	case evProbeTimeout:
+		a.probeTimeout(id)
+	case evKill:
+		a.kill(id)
 	}
 }
 
@@ -697,7 +724,7 @@ func (a *arm) enqueue(ai int32, at *attempt, lg *logical) {
 	if a.pol.propagate {
 		dl = a.s.At(a.deadline(lg))
 	}
-	if ii := at.inst; in.queued == 0 && in.busy < in.workers && !in.starting {
+	if ii := at.inst; in.queued+in.probes == 0 && in.busy < in.workers && !in.starting {
 		// An idle worker and nothing queued: the attempt starts at once. Bypass counts it
 		// through the queue as Push and Pop would (pump is not running, so nothing else
 		// would start first).
@@ -732,13 +759,17 @@ func (a *arm) pump(ii int32) {
 		return
 	}
 	in.starting = true
-	for in.busy < in.workers && in.queued > 0 {
+	for in.busy < in.workers && in.queued+in.probes > 0 {
 		id, ok := in.q.Pop(a.wall(), a.dropFn)
 		if !ok {
 			break
 		}
+		if id < 0 {
+			a.probeServed(id)
+			continue
+		}
 		in.queued--
-		if next, ok := in.q.Peek(); ok {
+		if next, ok := in.q.Peek(); ok && next >= 0 {
 			a.prefetchAttempt(next)
 		}
 		ai, _ := unref(id)
@@ -755,6 +786,10 @@ func (a *arm) pump(ii int32) {
 // dropped is called by an instance queue for an attempt it drops (expired, too old,
 // CoDel): the service answers it with an overload (or expiry) error at once.
 func (a *arm) dropped(id int64, r queue.Reason) {
+	if id < 0 {
+		a.probeDropped(id)
+		return
+	}
 	ai, _ := unref(id)
 	at := a.sl.att(ai)
 	a.insts[at.inst].queued--
@@ -1042,7 +1077,9 @@ func (a *arm) depDone(id int64) {
 		}
 	}
 	a.releaseServer(c.dep)
-	a.releaseConn(c.inst, c.dep)
+	if c.inst >= 0 { // not the call of a killed process, whose connection died with it
+		a.releaseConn(c.inst, c.dep)
+	}
 	c.state = callDone
 	at := a.sl.attOf(r, c.att)
 	live := !c.callerGone && at.gen == c.attGen && at.call == ci

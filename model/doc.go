@@ -34,6 +34,12 @@
 //     attempts (queued or in service) and its caches: every tick the caches give up what
 //     no longer fits beside the attempts, and refill only through misses, as does the
 //     empty cache of an instance a scale fault adds.
+//   - A service may health-check its instances, as an orchestrator's probes do: a probe
+//     waits in the instance's queue like an attempt and passes if a worker takes it within
+//     its timeout. After enough failures in a row the instance is taken out of routing
+//     until it passes again (remove), or its process is killed (restart): what it holds
+//     fails at once, its calls in service run on as orphans, its caches are lost, and it
+//     comes back cold after the restart time.
 //   - A regional failover (a shift fault) brings extra traffic; a load state that freezes
 //     failover refuses that share at the door (offered, then rejected as failover-frozen).
 //   - Policies wire in the control packages: control/budget (one retry budget for every

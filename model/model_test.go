@@ -453,6 +453,22 @@ func randomScenario(r *rand.Rand, i int) *scenario.Scenario {
 		pol.Readiness = "warm"
 	}
 	sc.Arms = []scenario.Arm{{Name: "baseline"}, {Name: "candidate", Policy: pol}}
+
+	// Health checks: some services remove or restart instances whose probes fail.
+	for k := range sc.Topology.Services {
+		if r.IntN(2) != 0 {
+			continue
+		}
+		h := scenario.Health{Interval: ms(50, 1000), Failures: r.IntN(4), Action: scenario.HealthRemove}
+		h.Timeout = ms(1, int(time.Duration(h.Interval)/time.Millisecond))
+		if r.IntN(2) == 0 {
+			h.Action = scenario.HealthRestart
+			h.Restart = ms(0, 2000)
+		} else {
+			h.Successes = r.IntN(3)
+		}
+		sc.Topology.Services[k].Health = h
+	}
 	return sc
 }
 

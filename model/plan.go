@@ -1,6 +1,7 @@
 package model
 
 import (
+	"cmp"
 	"fmt"
 	"hash/fnv"
 	"math"
@@ -130,6 +131,15 @@ type servicePlan struct {
 	perAttempt  float64 // bytes an attempt holds
 	caches      []int   // the service's caches (indexes into plan.caches)
 	cacheBytes  float64 // the caches' full size together
+	health      *healthPlan
+}
+
+// healthPlan is a service's health check, compiled (scenario.Health).
+type healthPlan struct {
+	every, timeout      time.Duration
+	failures, successes int
+	restart             bool          // action restart (else remove)
+	restartAfter        time.Duration // from the kill to the process being ready
 }
 
 type depPlan struct {
@@ -239,6 +249,20 @@ func compile(sc *scenario.Scenario) (*plan, error) {
 		}
 		if sp.coldFactor == 0 {
 			sp.coldFactor = 1
+		}
+		if h := s.Health; h.Interval > 0 {
+			hp := &healthPlan{
+				every:        h.Interval.Std(),
+				timeout:      h.Timeout.Std(),
+				failures:     cmp.Or(h.Failures, 3),
+				successes:    cmp.Or(h.Successes, 1),
+				restart:      h.Action == scenario.HealthRestart,
+				restartAfter: h.Restart.Std(),
+			}
+			if hp.restartAfter == 0 {
+				hp.restartAfter = sp.coldStartup
+			}
+			sp.health = hp
 		}
 		switch s.Router {
 		case scenario.RouterRoundRobin:

@@ -393,22 +393,12 @@ func (a *arm) newInstance(svc int, warm bool) int32 {
 	in.ready = rt.fleet.Request(a.wall())
 	if warm {
 		in.up, in.warm = true, true
-		a.setRoutable(ii)
+		a.updateRoutable(ii)
 		_ = in.ready.ProcessReady(a.wall())
 		in.ready.Observe(a.wall(), readiness.Observation{CacheWarm: 1, Throughput: 0})
+		a.startProbes(ii)
 	}
 	return ii
-}
-
-// setRoutable lets an instance take traffic.
-func (a *arm) setRoutable(ii int32) {
-	in := &a.insts[ii]
-	if in.routable {
-		return
-	}
-	in.routable = true
-	rt := &a.svcs[in.svc]
-	rt.routable = append(rt.routable, ii)
 }
 
 func (a *arm) scaleOut(f *faultPlan) {
@@ -416,14 +406,19 @@ func (a *arm) scaleOut(f *faultPlan) {
 	for range f.add {
 		ii := a.newInstance(f.target, false)
 		_ = a.insts[ii].ready.Scheduled(a.wall())
-		a.schedule(sp.coldStartup, evInstanceUp, int64(ii))
+		a.schedule(sp.coldStartup, evInstanceUp, ref(ii, 0))
 	}
 }
 
-// instanceUp: the process is ready. It works cold (slower, fewer usable connections) for
-// the service's Cold.For; the policy's readiness gate decides whether it takes traffic now.
-func (a *arm) instanceUp(ii int32) {
+// instanceUp: the process is ready (id: the instance and its life). It works cold
+// (slower, fewer usable connections) for the service's Cold.For; the policy's readiness
+// gate decides whether it takes traffic now.
+func (a *arm) instanceUp(id int64) {
+	ii, life := unref(id)
 	in := &a.insts[ii]
+	if in.life != life {
+		return
+	}
 	sp := &a.p.services[in.svc]
 	in.up = true
 	in.upAt = a.now()
@@ -431,23 +426,28 @@ func (a *arm) instanceUp(ii int32) {
 	if sp.coldFor > 0 {
 		in.factor = sp.coldFactor
 		in.invCap = 1 / (float64(in.workers) * in.factor)
-		a.schedule(sp.coldFor, evInstanceWarm, int64(ii))
+		a.schedule(sp.coldFor, evInstanceWarm, id)
 	} else {
 		in.warm = true
+		in.factor = 1
+		in.invCap = 1 / float64(in.workers)
 	}
 	a.observe(in, a.now())
-	if !a.pol.readyWarm || in.warm {
-		a.setRoutable(ii)
-	}
+	a.updateRoutable(ii)
+	a.startProbes(ii)
 }
 
-func (a *arm) instanceWarm(ii int32) {
+func (a *arm) instanceWarm(id int64) {
+	ii, life := unref(id)
 	in := &a.insts[ii]
+	if in.life != life {
+		return
+	}
 	in.warm = true
 	in.factor = 1
 	in.invCap = 1 / float64(in.workers)
 	a.observe(in, a.now())
-	a.setRoutable(ii)
+	a.updateRoutable(ii)
 	for d := range in.pools {
 		a.grantConns(ii, int32(d))
 	}

@@ -1,0 +1,310 @@
+package model
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"time"
+)
+
+// Health checks. An instance of a service with a health check is probed every interval,
+// from the moment its process is ready, at a phase of its own. A probe waits in the
+// instance's queue like an attempt and takes no work: it passes when a worker picks it up
+// within the timeout, and fails when it is still waiting then, or when the queue refuses
+// or drops it. So an instance whose queue holds more than the timeout of work fails its
+// probes while it keeps serving.
+//
+// After failures probes in a row fail, the action is taken. remove takes the instance out
+// of routing until it passes successes probes in a row (it drains meanwhile, so it
+// usually comes back, and the others carry its share while it is out). restart kills the
+// process: the attempts it holds, queued or in service, fail with an error (their callers
+// see a reset connection at once and may retry), its dependency calls in service run on as
+// orphans whose connections died with it, and its caches are lost. It is ready again after
+// the restart time and cold for the service's cold period, as a new instance is. Events of
+// an earlier life of the instance are ignored (instance.life).
+
+// probeItem is the queue item of an instance's probe n: negative, unlike an attempt's ref.
+func probeItem(ii int32, n uint32) int64 { return -1 - int64(uint64(n)<<24|uint64(ii)) }
+
+// probeOf decodes a probe's queue item.
+func probeOf(id int64) (ii int32, n uint32) {
+	x := uint64(-1 - id)
+	return int32(x & (1<<24 - 1)), uint32(x >> 24)
+}
+
+// startProbes schedules the first probe of instance ii, whose process has just become
+// ready. The phase spreads the instances' probes over the interval (the golden ratio's
+// sequence), as independent kubelets would.
+func (a *arm) startProbes(ii int32) {
+	hp := a.p.services[a.insts[ii].svc].health
+	if hp == nil {
+		return
+	}
+	_, frac := math.Modf(float64(ii+1) * 0.6180339887498949)
+	a.schedule(time.Duration(frac*float64(hp.every)), evProbe, ref(ii, a.insts[ii].life))
+}
+
+// probeFire sends the next probe of an instance (id: its ref and life).
+func (a *arm) probeFire(id int64) {
+	ii, life := unref(id)
+	in := &a.insts[ii]
+	if in.life != life || !in.up {
+		return
+	}
+	hp := a.p.services[in.svc].health
+	a.schedule(hp.every, evProbe, id)
+	if in.probing {
+		// The last probe has waited a whole interval, its timeout at least: it failed
+		// (its timeout, due at this instant too, has not been handled yet).
+		in.probing = false
+		a.probeResult(ii, false)
+		if in.life != life {
+			return
+		}
+	}
+	in.probeN++
+	if in.queued+in.probes == 0 && in.busy < in.workers {
+		a.probeResult(ii, true) // a worker answers at once
+		return
+	}
+	if err := in.q.Push(a.wall(), probeItem(ii, in.probeN), time.Time{}); err != nil {
+		a.probeResult(ii, false) // the queue refuses it (full)
+		return
+	}
+	in.probes++
+	in.probing = true
+	a.schedule(hp.timeout, evProbeTimeout, ref(ii, in.probeN))
+}
+
+// probeTimeout fails a probe still waiting at its timeout (id: instance and probe number).
+func (a *arm) probeTimeout(id int64) {
+	ii, n := unref(id)
+	in := &a.insts[ii]
+	if !in.probing || in.probeN != n {
+		return
+	}
+	in.probing = false
+	a.probeResult(ii, false)
+}
+
+// probeServed is a worker taking probe item id from its queue: it passes if it is the one
+// still waiting for its answer.
+func (a *arm) probeServed(id int64) {
+	ii, n := probeOf(id)
+	in := &a.insts[ii]
+	in.probes--
+	if in.probing && in.probeN == n {
+		in.probing = false
+		a.probeResult(ii, true)
+	}
+}
+
+// probeDropped is the queue dropping probe item id (too old, or CoDel): it fails.
+func (a *arm) probeDropped(id int64) {
+	ii, n := probeOf(id)
+	in := &a.insts[ii]
+	in.probes--
+	if in.probing && in.probeN == n {
+		in.probing = false
+		a.probeResult(ii, false)
+	}
+}
+
+// probeResult counts a probe of instance ii and takes the health check's action when
+// enough in a row have failed. A restart is an event of its own at this instant, so that
+// it never runs inside the queue's Pop or the worker loop that reported the probe.
+func (a *arm) probeResult(ii int32, pass bool) {
+	in := &a.insts[ii]
+	hp := a.p.services[in.svc].health
+	h := a.hs.health[in.svc]
+	h.Probe(pass)
+	if pass {
+		in.fails = 0
+		in.passes++
+		if in.removed && in.passes >= hp.successes {
+			in.removed = false
+			h.Returned()
+			a.updateRoutable(ii)
+		}
+		return
+	}
+	in.passes = 0
+	in.fails++
+	if in.fails < hp.failures {
+		return
+	}
+	if hp.restart {
+		in.fails = 0
+		if !in.killing {
+			in.killing = true
+			a.schedule(0, evKill, ref(ii, in.life))
+		}
+		return
+	}
+	if !in.removed {
+		in.removed = true
+		h.Removed()
+		if !in.everRemoved {
+			in.everRemoved = true
+			a.rec.Annotate(a.now(), "health", fmt.Sprintf("%s instance %d taken out of routing: %d probes in a row failed", a.p.services[in.svc].name, ii, hp.failures))
+		}
+		a.updateRoutable(ii)
+	}
+}
+
+// kill ends the life of instance ii's process (id: its ref and life) and starts the next.
+func (a *arm) kill(id int64) {
+	ii, life := unref(id)
+	in := &a.insts[ii]
+	if in.life != life || !in.up {
+		return
+	}
+	sp := &a.p.services[in.svc]
+	in.life++
+	in.killing = false
+	in.up, in.warm, in.removed, in.probing = false, false, false, false
+	in.fails, in.passes = 0, 0
+	a.updateRoutable(ii) // first, so that the retries of what fails go elsewhere
+	held := in.queued + in.busy
+
+	// The calls it has made: those in service run on at the dependency as orphans whose
+	// connection is gone; those waiting for a connection or a server are never served.
+	for _, id := range a.callsOf(ii) {
+		ci, gen := unref(id)
+		c := a.sl.call(ci)
+		if c.gen != gen || c.state == callDone || c.inst != ii {
+			continue // freed meanwhile
+		}
+		lg := a.sl.lg(c.lg)
+		switch c.state {
+		case callServing:
+			c.callerGone = true
+			c.inst = -1
+			continue
+		case callWaitServer:
+			a.deps[c.dep].waiting--
+		}
+		c.state = callDone
+		a.freeCall(ci, c, lg)
+		lg.live--
+		a.settle(c.lg, lg)
+	}
+	for d := range in.pools {
+		a.connUse(d, -in.pools[d].inUse)
+		in.pools[d] = connPool{}
+	}
+	// The attempts in service fail, and then those queued.
+	for _, id := range a.runningOn(ii) {
+		ai, gen := unref(id)
+		at := a.sl.att(ai)
+		if at.gen != gen || at.state != attRunning || at.inst != ii {
+			continue // freed meanwhile
+		}
+		at.call = -1
+		in.busy--
+		a.finishAttempt(ai, at, a.sl.lg(at.lg), causeError, false)
+	}
+	q := in.q
+	nq, err := newQueue(a.pol.queueCfg(sp.queueCap))
+	if err != nil {
+		panic(err) // the policy's config is validated when the arm is built
+	}
+	in.q = nq
+	for {
+		id, ok := q.Pop(a.wall(), a.dropFn)
+		if !ok {
+			break
+		}
+		if id < 0 {
+			in.probes--
+			continue
+		}
+		in.queued--
+		ai, _ := unref(id)
+		at := a.sl.att(ai)
+		if at.cancelled {
+			a.discard(ai)
+			continue
+		}
+		a.finishAttempt(ai, at, a.sl.lg(at.lg), causeError, false)
+	}
+	in.completed = 0
+	for slot := range in.caches {
+		in.caches[slot].held, in.caches[slot].hit = 0, 0
+	}
+	h := a.hs.health[in.svc]
+	h.Restarted(held)
+	if !in.everKilled {
+		in.everKilled = true
+		a.rec.Annotate(a.now(), "health", fmt.Sprintf("%s instance %d restarted: %d probes in a row failed; %d attempts it held failed", sp.name, ii, sp.health.failures, held))
+	}
+	rt := &a.svcs[in.svc]
+	rt.fleet.Remove(in.ready)
+	in.ready = rt.fleet.Request(a.wall())
+	_ = in.ready.Scheduled(a.wall())
+	a.schedule(sp.health.restartAfter, evInstanceUp, ref(ii, in.life))
+}
+
+// callsOf lists the live calls instance ii has made, as refs: a scan of the slabs, done
+// only when an instance is killed.
+func (a *arm) callsOf(ii int32) []int64 {
+	var out []int64
+	for i := int32(0); i < a.sl.recs.n; i++ {
+		r := a.sl.recs.at(i)
+		if r.lg.state != lgFreed && r.lg.callIn && r.c.state != callDone && r.c.inst == ii {
+			out = append(out, ref(inline+i, r.c.gen))
+		}
+	}
+	free := freeSet(a.sl.calls.n, a.sl.calls.free)
+	for i := int32(0); i < a.sl.calls.n; i++ {
+		if c := a.sl.calls.at(i); !free[i] && c.state != callDone && c.inst == ii {
+			out = append(out, ref(i, c.gen))
+		}
+	}
+	return out
+}
+
+// runningOn lists the attempts in service on instance ii, as callsOf does the calls.
+func (a *arm) runningOn(ii int32) []int64 {
+	var out []int64
+	for i := int32(0); i < a.sl.recs.n; i++ {
+		r := a.sl.recs.at(i)
+		if r.lg.state != lgFreed && r.lg.attIn && r.att.state == attRunning && r.att.inst == ii {
+			out = append(out, ref(inline+i, r.att.gen))
+		}
+	}
+	free := freeSet(a.sl.atts.n, a.sl.atts.free)
+	for i := int32(0); i < a.sl.atts.n; i++ {
+		if at := a.sl.atts.at(i); !free[i] && at.state == attRunning && at.inst == ii {
+			out = append(out, ref(i, at.gen))
+		}
+	}
+	return out
+}
+
+// freeSet marks the free indexes of a store of n objects.
+func freeSet(n int32, free []int32) []bool {
+	set := make([]bool, n)
+	for _, i := range free {
+		set[i] = true
+	}
+	return set
+}
+
+// updateRoutable puts instance ii in its router's list, or takes it out, as its state
+// says: its process is ready, the policy's readiness gate lets it take traffic, and no
+// failed health check has removed it.
+func (a *arm) updateRoutable(ii int32) {
+	in := &a.insts[ii]
+	want := in.up && (in.warm || !a.pol.readyWarm) && !in.removed
+	if in.routable == want {
+		return
+	}
+	in.routable = want
+	rt := &a.svcs[in.svc]
+	if want {
+		rt.routable = append(rt.routable, ii)
+		return
+	}
+	rt.routable = slices.DeleteFunc(rt.routable, func(j int32) bool { return j == ii })
+}
