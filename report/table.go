@@ -282,6 +282,30 @@ func build(arms []packet.Arm) *table {
 		}
 	}
 
+	if svcs := union(arms, func(a packet.Arm) []string {
+		n := make([]string, len(a.Health))
+		for i, h := range a.Health {
+			n[i] = h.Service
+		}
+		return n
+	}); len(svcs) > 0 {
+		t.section("Health checks")
+		for _, name := range svcs {
+			get := func(a packet.Arm) packet.HealthStats {
+				if i := slices.IndexFunc(a.Health, func(h packet.HealthStats) bool { return h.Service == name }); i >= 0 {
+					return a.Health[i]
+				}
+				return packet.HealthStats{}
+			}
+			t.count(name+" probes", func(a packet.Arm) int64 { return get(a).Probes })
+			t.count(name+" probes failed", func(a packet.Arm) int64 { return get(a).ProbesFailed })
+			t.count(name+" instances taken out of routing", func(a packet.Arm) int64 { return get(a).Removals })
+			t.count(name+" instances returned", func(a packet.Arm) int64 { return get(a).Returns })
+			t.count(name+" instances restarted", func(a packet.Arm) int64 { return get(a).Restarts })
+			t.count(name+" attempts killed with them", func(a packet.Arm) int64 { return get(a).AttemptsKilled })
+		}
+	}
+
 	t.section("Load state")
 	t.value("transitions", func(a packet.Arm) string { return Int(int64(len(a.Transitions))) })
 

@@ -134,6 +134,17 @@ func seededArm(name string, protected bool, seed uint64) packet.Arm {
 			r.Terminal(at+lat, class, outcome, lat)
 		}
 	}
+	h := r.Health("checkout")
+	for i := range 40 {
+		h.Probe(protected || i%3 != 0)
+	}
+	if protected {
+		h.Removed()
+		h.Returned()
+	} else {
+		h.Restarted(120)
+		h.Restarted(95)
+	}
 	return r.Finish(objectives)
 }
 
