@@ -66,8 +66,6 @@ type instance struct {
 	removed       bool   // failed probes took it out of routing
 	killing       bool   // a kill is scheduled
 	probing       bool   // probe probeN waits in the queue for its answer
-	everRemoved   bool   // the first removal is annotated
-	everKilled    bool   // and the first restart
 	probes        int    // probe items in the queue (the live one and stale ones)
 	probeN        uint32 // the last probe sent
 	fails, passes int    // probes in a row
@@ -98,6 +96,8 @@ type svcRT struct {
 	workFactor float64
 	fleet      *readiness.Fleet
 	works      []int // active work-factor faults, most recent last
+	// The first removal and the first restart by a health check are annotated.
+	removedOnce, killedOnce bool
 }
 
 type depRT struct {

@@ -5,6 +5,8 @@ import (
 	"math"
 	"slices"
 	"time"
+
+	"goodput/control/queue"
 )
 
 // Health checks. An instance of a service with a health check is probed every interval,
@@ -23,13 +25,14 @@ import (
 // the restart time and cold for the service's cold period, as a new instance is. Events of
 // an earlier life of the instance are ignored (instance.life).
 
-// probeItem is the queue item of an instance's probe n: negative, unlike an attempt's ref.
-func probeItem(ii int32, n uint32) int64 { return -1 - int64(uint64(n)<<24|uint64(ii)) }
+// probeItem is the queue item of instance ii's probe n: negative, unlike an attempt's
+// ref. Probe numbers wrap at 2^31 (see nextProbe).
+func probeItem(ii int32, n uint32) int64 { return -1 - int64(uint64(n)<<32|uint64(uint32(ii))) }
 
 // probeOf decodes a probe's queue item.
 func probeOf(id int64) (ii int32, n uint32) {
 	x := uint64(-1 - id)
-	return int32(x & (1<<24 - 1)), uint32(x >> 24)
+	return int32(uint32(x)), uint32(x >> 32)
 }
 
 // startProbes schedules the first probe of instance ii, whose process has just become
@@ -62,7 +65,7 @@ func (a *arm) probeFire(id int64) {
 			return
 		}
 	}
-	in.probeN++
+	in.probeN = (in.probeN + 1) & (1<<31 - 1)
 	if in.queued+in.probes == 0 && in.busy < in.workers {
 		a.probeResult(ii, true) // a worker answers at once
 		return
@@ -144,9 +147,9 @@ func (a *arm) probeResult(ii int32, pass bool) {
 	if !in.removed {
 		in.removed = true
 		h.Removed()
-		if !in.everRemoved {
-			in.everRemoved = true
-			a.rec.Annotate(a.now(), "health", fmt.Sprintf("%s instance %d taken out of routing: %d probes in a row failed", a.p.services[in.svc].name, ii, hp.failures))
+		if rt := &a.svcs[in.svc]; !rt.removedOnce {
+			rt.removedOnce = true
+			a.rec.Annotate(a.now(), "health", fmt.Sprintf("%s: the first instance taken out of routing (%d): %d probes in a row failed", a.p.services[in.svc].name, ii, hp.failures))
 		}
 		a.updateRoutable(ii)
 	}
@@ -165,35 +168,49 @@ func (a *arm) kill(id int64) {
 	in.up, in.warm, in.removed, in.probing = false, false, false, false
 	in.fails, in.passes = 0, 0
 	a.updateRoutable(ii) // first, so that the retries of what fails go elsewhere
-	held := in.queued + in.busy
 
-	// The calls it has made: those in service run on at the dependency as orphans whose
-	// connection is gone; those waiting for a connection or a server are never served.
-	for _, id := range a.callsOf(ii) {
-		ci, gen := unref(id)
-		c := a.sl.call(ci)
-		if c.gen != gen || c.state == callDone || c.inst != ii {
-			continue // freed meanwhile
+	// The calls it has made. Those waiting for a connection or a server are never served
+	// (first, so that a server the others free is not given to one of them). Those in
+	// service are cancelled at the dependency if the policy propagates cancellation (the
+	// reset connection is what it propagates), and otherwise run on as orphans whose
+	// connection is gone.
+	calls := a.callsOf(ii)
+	for _, serving := range []bool{false, true} {
+		for _, id := range calls {
+			ci, gen := unref(id)
+			c := a.sl.call(ci)
+			if c.gen != gen || c.state == callDone || c.inst != ii || (c.state == callServing) != serving {
+				continue // freed meanwhile, or not in this pass
+			}
+			li := c.lg
+			lg := a.sl.lg(li)
+			switch c.state {
+			case callServing:
+				if !a.pol.cancel {
+					c.callerGone = true
+					c.inst = -1
+					continue
+				}
+				a.releaseServer(c.dep)
+				a.hs.depCall[c.dep].CancelCompleted(a.now())
+			case callWaitServer:
+				a.deps[c.dep].waiting--
+			}
+			c.state = callDone
+			a.freeCall(ci, c, lg)
+			lg.live--
+			a.settle(li, lg)
 		}
-		lg := a.sl.lg(c.lg)
-		switch c.state {
-		case callServing:
-			c.callerGone = true
-			c.inst = -1
-			continue
-		case callWaitServer:
-			a.deps[c.dep].waiting--
-		}
-		c.state = callDone
-		a.freeCall(ci, c, lg)
-		lg.live--
-		a.settle(c.lg, lg)
 	}
 	for d := range in.pools {
 		a.connUse(d, -in.pools[d].inUse)
 		in.pools[d] = connPool{}
 	}
-	// The attempts in service fail, and then those queued.
+
+	// The attempts it holds fail with an error: those in service, then those queued, all of
+	// them whatever the queue's policy would have dropped first (a cancelled one is only
+	// discarded).
+	killed := 0
 	for _, id := range a.runningOn(ii) {
 		ai, gen := unref(id)
 		at := a.sl.att(ai)
@@ -202,6 +219,7 @@ func (a *arm) kill(id int64) {
 		}
 		at.call = -1
 		in.busy--
+		killed++
 		a.finishAttempt(ai, at, a.sl.lg(at.lg), causeError, false)
 	}
 	q := in.q
@@ -210,35 +228,39 @@ func (a *arm) kill(id int64) {
 		panic(err) // the policy's config is validated when the arm is built
 	}
 	in.q = nq
-	for {
-		id, ok := q.Pop(a.wall(), a.dropFn)
-		if !ok {
-			break
-		}
+	fail := func(id int64) {
 		if id < 0 {
 			in.probes--
-			continue
+			return
 		}
 		in.queued--
 		ai, _ := unref(id)
 		at := a.sl.att(ai)
 		if at.cancelled {
 			a.discard(ai)
-			continue
+			return
 		}
+		killed++
 		a.finishAttempt(ai, at, a.sl.lg(at.lg), causeError, false)
+	}
+	drop := func(id int64, _ queue.Reason) { fail(id) }
+	for {
+		id, ok := q.Pop(a.wall(), drop)
+		if !ok {
+			break
+		}
+		fail(id)
 	}
 	in.completed = 0
 	for slot := range in.caches {
 		in.caches[slot].held, in.caches[slot].hit = 0, 0
 	}
-	h := a.hs.health[in.svc]
-	h.Restarted(held)
-	if !in.everKilled {
-		in.everKilled = true
-		a.rec.Annotate(a.now(), "health", fmt.Sprintf("%s instance %d restarted: %d probes in a row failed; %d attempts it held failed", sp.name, ii, sp.health.failures, held))
-	}
+	a.hs.health[in.svc].Restarted(killed)
 	rt := &a.svcs[in.svc]
+	if !rt.killedOnce {
+		rt.killedOnce = true
+		a.rec.Annotate(a.now(), "health", fmt.Sprintf("%s: the first instance restarted (%d): %d probes in a row failed; the %d attempts it held failed", sp.name, ii, sp.health.failures, killed))
+	}
 	rt.fleet.Remove(in.ready)
 	in.ready = rt.fleet.Request(a.wall())
 	_ = in.ready.Scheduled(a.wall())

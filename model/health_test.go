@@ -55,7 +55,7 @@ func TestProbeItem(t *testing.T) {
 	for _, c := range []struct {
 		ii int32
 		n  uint32
-	}{{0, 0}, {0, 1}, {7, 12345}, {1<<24 - 1, 1<<32 - 1}} {
+	}{{0, 0}, {0, 1}, {7, 12345}, {1<<31 - 1, 1<<31 - 1}} {
 		id := probeItem(c.ii, c.n)
 		if id >= 0 {
 			t.Errorf("probeItem(%d, %d) = %d, want a negative item (attempts' refs are not)", c.ii, c.n, id)

@@ -264,21 +264,7 @@ func newArm(p *plan, sc *scenario.Scenario, ad scenario.Arm, seed uint64) (*arm,
 // run simulates the arm and returns its packet arm.
 func (a *arm) run(ctx context.Context, progress func(time.Duration)) (packet.Arm, error) {
 	p := a.p
-	for i, st := range p.schedule {
-		if st.at > 0 && st.at < p.duration {
-			a.s.ScheduleAt(st.at, a, evRateChange, int64(i))
-		}
-	}
-	for i, f := range p.faults {
-		if f.at < p.duration {
-			a.s.ScheduleAt(f.at, a, evFaultStart, int64(i))
-			if f.end > 0 && f.end < p.duration {
-				a.s.ScheduleAt(f.end, a, evFaultEnd, int64(i))
-			}
-		}
-	}
-	a.schedule(p.tick, evTick, 0)
-	a.scheduleArrival()
+	a.begin()
 
 	// Run in slices of a few ticks so that cancellation and progress are prompt.
 	slice := 10 * p.tick
@@ -309,6 +295,27 @@ func (a *arm) run(ctx context.Context, progress func(time.Duration)) (packet.Arm
 		a.rec.RetryBudget(st.Requests, st.Retries)
 	}
 	return a.rec.Finish(p.objectives), nil
+}
+
+// begin schedules what starts the arm's run: the rate changes, the faults, the first tick
+// and the first arrival.
+func (a *arm) begin() {
+	p := a.p
+	for i, st := range p.schedule {
+		if st.at > 0 && st.at < p.duration {
+			a.s.ScheduleAt(st.at, a, evRateChange, int64(i))
+		}
+	}
+	for i, f := range p.faults {
+		if f.at < p.duration {
+			a.s.ScheduleAt(f.at, a, evFaultStart, int64(i))
+			if f.end > 0 && f.end < p.duration {
+				a.s.ScheduleAt(f.end, a, evFaultEnd, int64(i))
+			}
+		}
+	}
+	a.schedule(p.tick, evTick, 0)
+	a.scheduleArrival()
 }
 
 // unfinished records every request still without a terminal state at the end of the

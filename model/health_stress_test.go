@@ -1,0 +1,230 @@
+package model
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"goodput/packet"
+	"goodput/scenario"
+)
+
+// instanceInvariants checks, after an event, what checkInstances does not: the router's
+// list against the instances' flags, a process that is down holding nothing, every
+// request's live count against the attempts and calls of it in the slabs, the arm's
+// in-flight count, and every pool's waiting count.
+func instanceInvariants(a *arm) error {
+	// The least-loaded router's list: the routable instances, each once.
+	for s := range a.svcs {
+		rt := &a.svcs[s]
+		seen := map[int32]bool{}
+		for _, ii := range rt.routable {
+			if seen[ii] {
+				return fmt.Errorf("service %d: instance %d twice in the routable list %v", s, ii, rt.routable)
+			}
+			seen[ii] = true
+			if !a.insts[ii].routable {
+				return fmt.Errorf("service %d: instance %d in the routable list but not routable", s, ii)
+			}
+		}
+		for _, ii := range rt.insts {
+			in := &a.insts[ii]
+			if in.routable && !seen[ii] {
+				return fmt.Errorf("service %d: instance %d routable but not in the list %v", s, ii, rt.routable)
+			}
+			want := in.up && (in.warm || !a.pol.readyWarm) && !in.removed
+			if in.routable != want {
+				return fmt.Errorf("instance %d: routable %v, its state says %v (up %v warm %v removed %v)", ii, in.routable, want, in.up, in.warm, in.removed)
+			}
+		}
+	}
+	// A process that is down holds nothing.
+	for ii := range a.insts {
+		in := &a.insts[ii]
+		if in.probes < 0 {
+			return fmt.Errorf("instance %d: %d probes", ii, in.probes)
+		}
+		if !in.up && (in.busy != 0 || in.queued != 0 || in.probes != 0 || in.probing || in.q.Len() != 0) {
+			return fmt.Errorf("instance %d is down but holds busy %d queued %d probes %d probing %v", ii, in.busy, in.queued, in.probes, in.probing)
+		}
+		if in.probing && in.probes == 0 {
+			return fmt.Errorf("instance %d waits for probe %d, but no probe is queued", ii, in.probeN)
+		}
+		for d := range in.pools {
+			if !in.up && (in.pools[d].inUse != 0 || in.pools[d].waiting != 0) {
+				return fmt.Errorf("instance %d is down but pool %d has %d in use, %d waiting", ii, d, in.pools[d].inUse, in.pools[d].waiting)
+			}
+			if in.pools[d].inUse < 0 || in.pools[d].waiting < 0 {
+				return fmt.Errorf("instance %d pool %d: %d in use, %d waiting", ii, d, in.pools[d].inUse, in.pools[d].waiting)
+			}
+		}
+	}
+	// Live counts.
+	live := map[int32]int32{}
+	waitConn := map[[2]int32]int{}
+	att := func(at *attempt) {
+		live[at.lg]++
+	}
+	cl := func(c *call) {
+		live[c.lg]++
+		if c.state == callWaitConn {
+			waitConn[[2]int32{c.inst, c.dep}]++
+		}
+	}
+	active := 0
+	for i := int32(0); i < a.sl.recs.n; i++ {
+		r := a.sl.recs.at(i)
+		if r.lg.state == lgFreed {
+			continue
+		}
+		if r.lg.state == lgActive {
+			active++
+		}
+		if r.lg.attIn {
+			att(&r.att)
+		}
+		if r.lg.callIn {
+			cl(&r.c)
+		}
+	}
+	freeA := freeSet(a.sl.atts.n, a.sl.atts.free)
+	for i := int32(0); i < a.sl.atts.n; i++ {
+		if !freeA[i] {
+			att(a.sl.atts.at(i))
+		}
+	}
+	freeC := freeSet(a.sl.calls.n, a.sl.calls.free)
+	for i := int32(0); i < a.sl.calls.n; i++ {
+		if !freeC[i] {
+			cl(a.sl.calls.at(i))
+		}
+	}
+	for i := int32(0); i < a.sl.recs.n; i++ {
+		r := a.sl.recs.at(i)
+		if r.lg.state == lgFreed {
+			if live[i] != 0 {
+				return fmt.Errorf("freed request %d still has %d attempts and calls", i, live[i])
+			}
+			continue
+		}
+		if r.lg.live != live[i] {
+			return fmt.Errorf("request %d (id %d, state %d) counts %d live, the slabs hold %d", i, r.lg.id, r.lg.state, r.lg.live, live[i])
+		}
+	}
+	if a.inFlight != active {
+		return fmt.Errorf("in flight %d, %d requests active", a.inFlight, active)
+	}
+	for ii := range a.insts {
+		for d := range a.insts[ii].pools {
+			if w := a.insts[ii].pools[d].waiting; w != waitConn[[2]int32{int32(ii), int32(d)}] {
+				return fmt.Errorf("instance %d pool %d counts %d waiting, the slabs hold %d", ii, d, w, waitConn[[2]int32{int32(ii), int32(d)}])
+			}
+		}
+	}
+	return nil
+}
+
+// stepArm replays arm a as run does, checking after every event (every, if > 1, every
+// that many events). fate counts the terminal states and rejections by request.
+func stepArm(t *testing.T, a *arm, every int, check func() error) map[int64]int {
+	t.Helper()
+	fate := map[int64]int{}
+	a.hooks = &hooks{
+		rejected: func(_ string, id int64) { fate[id]++ },
+		terminal: func(_ string, id int64, _ packet.Outcome) { fate[id]++ },
+	}
+	p := a.p
+	a.begin()
+	n := 0
+	step := func() {
+		n++
+		if every <= 1 || n%every == 0 {
+			if err := check(); err != nil {
+				t.Fatalf("after event %d at %v: %v", n, a.now(), err)
+			}
+		}
+	}
+	for a.s.Step(p.duration) {
+		step()
+	}
+	a.stopped = true
+	limit := p.duration + p.drain
+	for a.sl.lgLive > 0 && a.s.Step(limit) {
+		step()
+	}
+	if err := check(); err != nil {
+		t.Fatalf("at the end: %v", err)
+	}
+	if a.sl.lgLive > 0 {
+		a.unfinished()
+	}
+	return fate
+}
+
+// TestRandomStepInvariants replays random scenarios (half their services with a
+// health check) event by event and checks the instances, the router's list and every
+// request's counts after each event, and that every offered request reaches exactly one
+// fate.
+func TestRandomStepInvariants(t *testing.T) { healthSweep(t, 12, false) }
+
+// TestAggressiveHealthInvariants is the same sweep with every service probed every
+// few milliseconds with a tight timeout, acting at the first or second failure, and
+// restarted within 50 ms: thousands of kills and removals.
+func TestAggressiveHealthInvariants(t *testing.T) { healthSweep(t, 30, true) }
+
+func healthSweep(t *testing.T, n int, aggressive bool) {
+	if testing.Short() {
+		n /= 4
+	}
+	r := rand.New(rand.NewPCG(99, 5))
+	var restarts, removals int64
+	ms := func(lo, hi int) scenario.Duration {
+		return scenario.Duration(time.Duration(lo+r.IntN(hi-lo+1)) * time.Millisecond)
+	}
+	defer func() { t.Logf("%d restarts, %d removals", restarts, removals) }()
+	for i := range n {
+		sc := randomScenario(r, i)
+		if aggressive {
+			for k := range sc.Topology.Services {
+				h := scenario.Health{Interval: ms(5, 100), Failures: 1 + r.IntN(2), Action: scenario.HealthRemove}
+				h.Timeout = ms(1, int(time.Duration(h.Interval)/time.Millisecond))
+				if r.IntN(2) == 0 {
+					h.Action = scenario.HealthRestart
+					h.Restart = ms(0, 50)
+				} else {
+					h.Successes = r.IntN(3)
+				}
+				sc.Topology.Services[k].Health = h
+			}
+		}
+		p, err := compile(sc)
+		if err != nil {
+			t.Fatalf("scenario %d: %v", i, err)
+		}
+		for _, ad := range sc.Arms {
+			a, err := newArm(p, sc, ad, uint64(i))
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Run(fmt.Sprintf("%d/%s", i, ad.Name), func(t *testing.T) {
+				fate := stepArm(t, a, 1, func() error {
+					checkInstances(t, a, a.now())
+					return instanceInvariants(a)
+				})
+				for id := range a.nextID {
+					if fate[id] != 1 {
+						t.Fatalf("request %d reached %d fates", id, fate[id])
+					}
+				}
+				for s := range a.hs.health {
+					if a.p.services[s].health != nil {
+						h := a.hs.health[s].Stats()
+						restarts += h.Restarts
+						removals += h.Removals
+					}
+				}
+			})
+		}
+	}
+}
