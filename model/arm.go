@@ -765,7 +765,7 @@ func (a *arm) pump(ii int32) {
 			break
 		}
 		if id < 0 {
-			a.probeServed(id)
+			a.probeOut(id, true)
 			continue
 		}
 		in.queued--
@@ -787,7 +787,7 @@ func (a *arm) pump(ii int32) {
 // CoDel): the service answers it with an overload (or expiry) error at once.
 func (a *arm) dropped(id int64, r queue.Reason) {
 	if id < 0 {
-		a.probeDropped(id)
+		a.probeOut(id, false)
 		return
 	}
 	ai, _ := unref(id)

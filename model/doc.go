@@ -38,8 +38,9 @@
 //     waits in the instance's queue like an attempt and passes if a worker takes it within
 //     its timeout. After enough failures in a row the instance is taken out of routing
 //     until it passes again (remove), or its process is killed (restart): what it holds
-//     fails at once, its calls in service run on as orphans, its caches are lost, and it
-//     comes back cold after the restart time.
+//     fails at once, its calls in service run on as orphans (or are cancelled, under a
+//     policy that cancels), its caches are lost, and it comes back cold after the restart
+//     time.
 //   - A regional failover (a shift fault) brings extra traffic; a load state that freezes
 //     failover refuses that share at the door (offered, then rejected as failover-frozen).
 //   - Policies wire in the control packages: control/budget (one retry budget for every

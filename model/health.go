@@ -21,7 +21,8 @@ import (
 // usually comes back, and the others carry its share while it is out). restart kills the
 // process: the attempts it holds, queued or in service, fail with an error (their callers
 // see a reset connection at once and may retry), its dependency calls in service run on as
-// orphans whose connections died with it, and its caches are lost. It is ready again after
+// orphans whose connections died with it (or are cancelled, if the policy propagates
+// cancellation), and its caches are lost. It is ready again after
 // the restart time and cold for the service's cold period, as a new instance is. Events of
 // an earlier life of the instance are ignored (instance.life).
 
@@ -90,26 +91,16 @@ func (a *arm) probeTimeout(id int64) {
 	a.probeResult(ii, false)
 }
 
-// probeServed is a worker taking probe item id from its queue: it passes if it is the one
-// still waiting for its answer.
-func (a *arm) probeServed(id int64) {
+// probeOut is probe item id leaving its queue: a worker takes it (pass), or the queue
+// drops it (too old, or CoDel: fail). It has a verdict only if it is the probe still
+// waiting for one.
+func (a *arm) probeOut(id int64, pass bool) {
 	ii, n := probeOf(id)
 	in := &a.insts[ii]
 	in.probes--
 	if in.probing && in.probeN == n {
 		in.probing = false
-		a.probeResult(ii, true)
-	}
-}
-
-// probeDropped is the queue dropping probe item id (too old, or CoDel): it fails.
-func (a *arm) probeDropped(id int64) {
-	ii, n := probeOf(id)
-	in := &a.insts[ii]
-	in.probes--
-	if in.probing && in.probeN == n {
-		in.probing = false
-		a.probeResult(ii, false)
+		a.probeResult(ii, pass)
 	}
 }
 
@@ -267,50 +258,26 @@ func (a *arm) kill(id int64) {
 	a.schedule(sp.health.restartAfter, evInstanceUp, ref(ii, in.life))
 }
 
-// callsOf lists the live calls instance ii has made, as refs: a scan of the slabs, done
-// only when an instance is killed.
+// callsOf lists the live calls instance ii has made, as refs.
 func (a *arm) callsOf(ii int32) []int64 {
 	var out []int64
-	for i := int32(0); i < a.sl.recs.n; i++ {
-		r := a.sl.recs.at(i)
-		if r.lg.state != lgFreed && r.lg.callIn && r.c.state != callDone && r.c.inst == ii {
-			out = append(out, ref(inline+i, r.c.gen))
-		}
-	}
-	free := freeSet(a.sl.calls.n, a.sl.calls.free)
-	for i := int32(0); i < a.sl.calls.n; i++ {
-		if c := a.sl.calls.at(i); !free[i] && c.state != callDone && c.inst == ii {
+	a.sl.eachLive(nil, nil, func(i int32, c *call) {
+		if c.state != callDone && c.inst == ii {
 			out = append(out, ref(i, c.gen))
 		}
-	}
+	})
 	return out
 }
 
-// runningOn lists the attempts in service on instance ii, as callsOf does the calls.
+// runningOn lists the attempts in service on instance ii, as refs.
 func (a *arm) runningOn(ii int32) []int64 {
 	var out []int64
-	for i := int32(0); i < a.sl.recs.n; i++ {
-		r := a.sl.recs.at(i)
-		if r.lg.state != lgFreed && r.lg.attIn && r.att.state == attRunning && r.att.inst == ii {
-			out = append(out, ref(inline+i, r.att.gen))
-		}
-	}
-	free := freeSet(a.sl.atts.n, a.sl.atts.free)
-	for i := int32(0); i < a.sl.atts.n; i++ {
-		if at := a.sl.atts.at(i); !free[i] && at.state == attRunning && at.inst == ii {
+	a.sl.eachLive(nil, func(i int32, at *attempt) {
+		if at.state == attRunning && at.inst == ii {
 			out = append(out, ref(i, at.gen))
 		}
-	}
+	}, nil)
 	return out
-}
-
-// freeSet marks the free indexes of a store of n objects.
-func freeSet(n int32, free []int32) []bool {
-	set := make([]bool, n)
-	for _, i := range free {
-		set[i] = true
-	}
-	return set
 }
 
 // updateRoutable puts instance ii in its router's list, or takes it out, as its state

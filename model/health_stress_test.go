@@ -73,33 +73,11 @@ func instanceInvariants(a *arm) error {
 		}
 	}
 	active := 0
-	for i := int32(0); i < a.sl.recs.n; i++ {
-		r := a.sl.recs.at(i)
-		if r.lg.state == lgFreed {
-			continue
-		}
-		if r.lg.state == lgActive {
+	a.sl.eachLive(func(_ int32, lg *logical) {
+		if lg.state == lgActive {
 			active++
 		}
-		if r.lg.attIn {
-			att(&r.att)
-		}
-		if r.lg.callIn {
-			cl(&r.c)
-		}
-	}
-	freeA := freeSet(a.sl.atts.n, a.sl.atts.free)
-	for i := int32(0); i < a.sl.atts.n; i++ {
-		if !freeA[i] {
-			att(a.sl.atts.at(i))
-		}
-	}
-	freeC := freeSet(a.sl.calls.n, a.sl.calls.free)
-	for i := int32(0); i < a.sl.calls.n; i++ {
-		if !freeC[i] {
-			cl(a.sl.calls.at(i))
-		}
-	}
+	}, func(_ int32, at *attempt) { att(at) }, func(_ int32, c *call) { cl(c) })
 	for i := int32(0); i < a.sl.recs.n; i++ {
 		r := a.sl.recs.at(i)
 		if r.lg.state == lgFreed {

@@ -146,30 +146,7 @@ func checkInstances(t *testing.T, a *arm, at time.Duration) {
 			waiting[c.dep]++
 		}
 	}
-	for i := int32(0); i < a.sl.recs.n; i++ {
-		r := a.sl.recs.at(i)
-		if r.lg.state == lgFreed {
-			continue
-		}
-		if r.lg.attIn {
-			atts(&r.att)
-		}
-		if r.lg.callIn {
-			calls(&r.c)
-		}
-	}
-	freeA := freeSet(a.sl.atts.n, a.sl.atts.free)
-	for i := int32(0); i < a.sl.atts.n; i++ {
-		if !freeA[i] {
-			atts(a.sl.atts.at(i))
-		}
-	}
-	freeC := freeSet(a.sl.calls.n, a.sl.calls.free)
-	for i := int32(0); i < a.sl.calls.n; i++ {
-		if !freeC[i] {
-			calls(a.sl.calls.at(i))
-		}
-	}
+	a.sl.eachLive(nil, func(_ int32, at *attempt) { atts(at) }, func(_ int32, c *call) { calls(c) })
 	for d := range a.deps {
 		if dr := &a.deps[d]; dr.busy != serving[d] || dr.waiting != waiting[d] {
 			t.Fatalf("%v: dependency %d counts %d calls in service and %d waiting, the slabs hold %d and %d", at, d, dr.busy, dr.waiting, serving[d], waiting[d])

@@ -165,19 +165,23 @@ func TestConservation(t *testing.T) {
 	}
 }
 
+// packetJSON replays sc with seed and returns its packet as JSON.
+func packetJSON(t *testing.T, sc *scenario.Scenario, seed uint64) []byte {
+	t.Helper()
+	pk, err := Run(context.Background(), sc, Options{Seed: seed})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := json.Marshal(pk)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
 func TestDeterminism(t *testing.T) {
 	sc := decode(t, small)
-	encode := func(seed uint64) []byte {
-		pk, err := Run(context.Background(), sc, Options{Seed: seed})
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, err := json.Marshal(pk)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return b
-	}
+	encode := func(seed uint64) []byte { return packetJSON(t, sc, seed) }
 	a, b := encode(3), encode(3)
 	if !bytes.Equal(a, b) {
 		t.Fatal("two runs with seed 3 gave different packets")

@@ -319,3 +319,50 @@ func (s *slabs) freeCall(i int32, o *call, lg *logical) {
 	}
 	s.calls.put(i)
 }
+
+// eachLive calls lg for every live request (with its record's index), att for every live
+// attempt and call for every live call, each with its index as the model names it (a
+// record's own objects by inline + the record's index). A scan of the slabs: for kills and
+// tests, not for the hot path. Any of the functions may be nil.
+func (s *slabs) eachLive(lg func(i int32, o *logical), att func(i int32, o *attempt), call func(i int32, o *call)) {
+	for i := int32(0); i < s.recs.n; i++ {
+		r := s.recs.at(i)
+		if r.lg.state == lgFreed {
+			continue
+		}
+		if lg != nil {
+			lg(i, &r.lg)
+		}
+		if r.lg.attIn && att != nil {
+			att(inline+i, &r.att)
+		}
+		if r.lg.callIn && call != nil {
+			call(inline+i, &r.c)
+		}
+	}
+	if att != nil {
+		free := freeSet(s.atts.n, s.atts.free)
+		for i := int32(0); i < s.atts.n; i++ {
+			if !free[i] {
+				att(i, s.atts.at(i))
+			}
+		}
+	}
+	if call != nil {
+		free := freeSet(s.calls.n, s.calls.free)
+		for i := int32(0); i < s.calls.n; i++ {
+			if !free[i] {
+				call(i, s.calls.at(i))
+			}
+		}
+	}
+}
+
+// freeSet marks the free indexes of a store of n objects.
+func freeSet(n int32, free []int32) []bool {
+	set := make([]bool, n)
+	for _, i := range free {
+		set[i] = true
+	}
+	return set
+}
