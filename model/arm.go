@@ -1077,9 +1077,7 @@ func (a *arm) depDone(id int64) {
 		}
 	}
 	a.releaseServer(c.dep)
-	if c.inst >= 0 { // not the call of a killed process, whose connection died with it
-		a.releaseConn(c.inst, c.dep)
-	}
+	a.releaseConn(c.inst, c.dep)
 	c.state = callDone
 	at := a.sl.attOf(r, c.att)
 	live := !c.callerGone && at.gen == c.attGen && at.call == ci

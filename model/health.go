@@ -21,8 +21,8 @@ import (
 // usually comes back, and the others carry its share while it is out). restart kills the
 // process: the attempts it holds, queued or in service, fail with an error (their callers
 // see a reset connection at once and may retry), its dependency calls in service run on as
-// orphans whose connections died with it (or are cancelled, if the policy propagates
-// cancellation), and its caches are lost. It is ready again after
+// orphans (or are cancelled, if the policy propagates cancellation), and its caches are
+// lost. It is ready again after
 // the restart time and cold for the service's cold period, as a new instance is. Events of
 // an earlier life of the instance are ignored (instance.life).
 
@@ -160,32 +160,36 @@ func (a *arm) kill(id int64) {
 	in.fails, in.passes = 0, 0
 	a.updateRoutable(ii) // first, so that the retries of what fails go elsewhere
 
-	// The calls it has made. Those waiting for a connection or a server are never served
-	// (first, so that a server the others free is not given to one of them). Those in
-	// service are cancelled at the dependency if the policy propagates cancellation (the
-	// reset connection is what it propagates), and otherwise run on as orphans whose
-	// connection is gone.
+	// The calls it has made, in three passes. Those waiting for a connection or a server are
+	// never served; they go first, so that a connection or server the others free is not
+	// given to one of them. Those in service are cancelled at the dependency if the policy
+	// propagates cancellation (the reset connection is what it propagates); otherwise they
+	// run on as orphans, and their places in the pool come back when they end (as a rule
+	// long before the process is ready again).
 	calls := a.callsOf(ii)
-	for _, serving := range []bool{false, true} {
+	for _, pass := range []uint8{callWaitConn, callWaitServer, callServing} {
 		for _, id := range calls {
 			ci, gen := unref(id)
 			c := a.sl.call(ci)
-			if c.gen != gen || c.state == callDone || c.inst != ii || (c.state == callServing) != serving {
+			if c.gen != gen || c.state != pass || c.inst != ii {
 				continue // freed meanwhile, or not in this pass
 			}
 			li := c.lg
 			lg := a.sl.lg(li)
 			switch c.state {
+			case callWaitConn:
+				in.pools[c.dep].waiting--
+			case callWaitServer:
+				a.deps[c.dep].waiting--
+				a.releaseConn(ii, c.dep)
 			case callServing:
 				if !a.pol.cancel {
 					c.callerGone = true
-					c.inst = -1
 					continue
 				}
 				a.releaseServer(c.dep)
+				a.releaseConn(ii, c.dep)
 				a.hs.depCall[c.dep].CancelCompleted(a.now())
-			case callWaitServer:
-				a.deps[c.dep].waiting--
 			}
 			c.state = callDone
 			a.freeCall(ci, c, lg)
@@ -194,8 +198,7 @@ func (a *arm) kill(id int64) {
 		}
 	}
 	for d := range in.pools {
-		a.connUse(d, -in.pools[d].inUse)
-		in.pools[d] = connPool{}
+		in.pools[d].waiters = ring{} // only dead refs are left in it
 	}
 
 	// The attempts it holds fail with an error: those in service, then those queued, all of

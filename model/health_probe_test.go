@@ -165,8 +165,8 @@ arms:
 // TestKillSettlesOrphans: a kill frees the calls of the process that wait for a
 // server or a connection. A request whose caller has given up and whose last work was
 // such a call (an orphan waiting for the server) reaches its terminal state then. The pool
-// of the dead process holds nothing, and the trigger dependency's connections in use (the
-// load state's saturation) drop with it, also when the orphan in service ends.
+// of the dead process holds only its orphan in service, which gives its place back when it
+// ends, as do the trigger dependency's connections in use (the load state's saturation).
 func TestKillSettlesOrphans(t *testing.T) {
 	for _, tt := range []struct {
 		name, limit string
@@ -194,13 +194,13 @@ func TestKillSettlesOrphans(t *testing.T) {
 			if _, ok := fate[1]; !ok {
 				t.Errorf("request 2's last work was freed with the process, but its terminal state is not recorded (state %d, live %d)", lg.state, lg.live)
 			}
-			if pl := in.pools[0]; pl.inUse != 0 || pl.waiting != 0 {
-				t.Errorf("the dead process's pool: inUse %d waiting %d; want empty", pl.inUse, pl.waiting)
+			if pl := in.pools[0]; pl.inUse != 1 || pl.waiting != 0 {
+				t.Errorf("the dead process's pool: inUse %d waiting %d; want only the orphan in service", pl.inUse, pl.waiting)
 			}
-			if a.trigInUse != 0 {
-				t.Errorf("trigger connections in use %d after the kill; want 0", a.trigInUse)
+			if a.trigInUse != 1 {
+				t.Errorf("trigger connections in use %d after the kill; want the orphan's 1", a.trigInUse)
 			}
-			a.s.Run(15 * time.Second) // the orphan in service ends; its connection died
+			a.s.Run(15 * time.Second) // the orphan in service ends
 			if pl := in.pools[0]; pl.inUse != 0 || pl.waiting != 0 || a.trigInUse != 0 {
 				t.Errorf("after the orphan ended: pool inUse %d waiting %d, trigger in use %d; want empty", pl.inUse, pl.waiting, a.trigInUse)
 			}

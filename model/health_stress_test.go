@@ -52,13 +52,25 @@ func instanceInvariants(a *arm) error {
 			return fmt.Errorf("instance %d waits for probe %d, but no probe is queued", ii, in.probeN)
 		}
 		for d := range in.pools {
-			if !in.up && (in.pools[d].inUse != 0 || in.pools[d].waiting != 0) {
-				return fmt.Errorf("instance %d is down but pool %d has %d in use, %d waiting", ii, d, in.pools[d].inUse, in.pools[d].waiting)
+			// A killed process's orphans keep their places in its pool until they end
+			// (checkInstances counts them); nothing waits there.
+			if !in.up && in.pools[d].waiting != 0 {
+				return fmt.Errorf("instance %d is down but pool %d has %d waiting", ii, d, in.pools[d].waiting)
 			}
 			if in.pools[d].inUse < 0 || in.pools[d].waiting < 0 {
 				return fmt.Errorf("instance %d pool %d: %d in use, %d waiting", ii, d, in.pools[d].inUse, in.pools[d].waiting)
 			}
 		}
+	}
+	// A killed process's calls are its orphans in service, and nothing else.
+	var orphanErr error
+	a.sl.eachLive(nil, nil, func(ci int32, c *call) {
+		if c.state != callDone && c.inst >= 0 && !a.insts[c.inst].up && (c.state != callServing || !c.callerGone) && orphanErr == nil {
+			orphanErr = fmt.Errorf("call %d of instance %d, which is down, in state %d (caller gone %v)", ci, c.inst, c.state, c.callerGone)
+		}
+	})
+	if orphanErr != nil {
+		return orphanErr
 	}
 	// Live counts.
 	live := map[int32]int32{}
