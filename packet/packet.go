@@ -287,9 +287,10 @@ type CacheStats struct {
 	EntriesMax       int     `json:"entries_max"`
 }
 
-// HealthStats are one service's health checks: probes sent to its instances and how many
-// failed, removals from routing and returns to it (action remove), and restarts with the
-// attempts the killed processes held (action restart).
+// HealthStats are one service's health checks: the probes of its instances that got a
+// verdict and how many of those failed (a probe in flight when its process is killed gets
+// none), removals from routing and returns to it (action remove), and restarts with the
+// attempts the killed processes held, which failed with them (action restart).
 type HealthStats struct {
 	Service        string `json:"service"`
 	Probes         int64  `json:"probes"`

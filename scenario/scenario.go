@@ -263,7 +263,8 @@ const (
 // attempt (it takes a place in a bounded queue, and an age-bounded or LIFO queue drops or
 // reorders it as it would an attempt) and takes no work: it passes if a worker picks it up
 // within Timeout, and fails if it is still waiting then or if the queue refuses or drops
-// it. So a slow instance, one whose queue holds more than Timeout of work, fails its
+// it (a probe that failed at its timeout stays queued, as an abandoned request does, until
+// a worker reaches it and drops it). So a slow instance, one whose queue holds more than Timeout of work, fails its
 // probes: health checks remove slow instances. When every instance of a service is out of
 // routing, the service refuses attempts as overload (no endpoints, as Kubernetes leaves
 // it; no panic routing).
@@ -281,13 +282,14 @@ type Health struct {
 	Successes int `yaml:"successes,omitempty" json:"successes,omitempty,omitzero"`
 	// Action is remove (the router stops sending the instance attempts until it passes
 	// Successes probes in a row; it keeps serving what it holds) or restart (its process
-	// is killed: what it holds fails with an error, its dependency calls run on as
-	// orphans, its caches are lost, and it starts again, cold).
+	// is killed: what it holds fails with an error, its dependency calls in service run on
+	// as orphans, or are cancelled under a policy that cancels, its caches are lost, and
+	// it starts again, cold).
 	Action string `yaml:"action" json:"action" jsonschema:"enum=remove,enum=restart"`
 	// Restart is the time from a kill until the process is ready again (a container
 	// restart: no scheduling or image pull), e.g. 30s (action restart only). It is then
 	// cold for the service's cold.for, as a new instance is. Zero means the service's
-	// cold.startup.
+	// cold.startup (at once for a service without one).
 	Restart Duration `yaml:"restart,omitempty" json:"restart,omitempty,omitzero"`
 }
 
