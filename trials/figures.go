@@ -64,6 +64,8 @@ var figures = sectioned([]Figure{
 	count("orphans", "orphaned work", -1, func(a *packet.Arm) int64 { return a.Totals.Orphans }),
 	count("duplicates", "duplicates", -1, func(a *packet.Arm) int64 { return a.Duplicates.Total() }),
 	{Key: "cache_hit_ratio", Label: "cache hit ratio, every cache", Unit: "ratio", Better: +1, Optional: true, get: cacheHitRatio},
+	health("instance_removals", "instances taken out of routing", func(h packet.HealthStats) int64 { return h.Removals }),
+	health("instance_restarts", "instances restarted", func(h packet.HealthStats) int64 { return h.Restarts }),
 	recovery("recovery_stabilize_s", "goodput stable again", func(r packet.Recovery) *float64 { return r.StabilizeS }),
 	recovery("recovery_drain_s", "queues drained", func(r packet.Recovery) *float64 { return r.DrainS }),
 	recovery("recovery_normal_s", "back to Normal", func(r packet.Recovery) *float64 { return r.NormalS }),
@@ -80,6 +82,18 @@ func value(key, label, unit string, better int, f func(a *packet.Arm) float64) F
 func latency(key, label string, f func(packet.Percentiles) float64) Figure {
 	return Figure{Key: key, Label: label, Unit: "ms", Better: -1, get: func(a *packet.Arm) (float64, bool) {
 		return f(a.Latency), a.Latency.Count > 0
+	}}
+}
+
+// health figures add up what the health checks did over every service that has them;
+// they are missing from an arm without health checks.
+func health(key, label string, f func(packet.HealthStats) int64) Figure {
+	return Figure{Key: key, Label: label, Better: -1, Optional: true, get: func(a *packet.Arm) (float64, bool) {
+		var n int64
+		for _, h := range a.Health {
+			n += f(h)
+		}
+		return float64(n), len(a.Health) > 0
 	}}
 }
 
@@ -103,6 +117,7 @@ var sections = map[string]string{
 	"queue_age_max_ms":     "Queue",
 	"retries":              "Retries and waste",
 	"cache_hit_ratio":      "Caches",
+	"instance_removals":    "Health checks",
 	"recovery_stabilize_s": "Recovery (seconds after restoration)",
 }
 

@@ -90,7 +90,12 @@ func Read(b []byte, name string) (*Summary, error) {
 	if s.Scenario == "" {
 		return nil, fmt.Errorf("%s: not a trials summary: no \"scenario\"; expected the %s that goodput replay --trials writes", name, File)
 	}
-	if !slices.EqualFunc(s.Figures, figures, func(a, b Figure) bool { return a.Key == b.Key }) {
+	// A summary written before an optional figure existed lacks it: its scenarios could not
+	// have measured it, so it reads as missing from every run.
+	want := slices.DeleteFunc(slices.Clone(figures), func(f Figure) bool {
+		return f.Optional && !slices.ContainsFunc(s.Figures, func(g Figure) bool { return g.Key == f.Key })
+	})
+	if !slices.EqualFunc(s.Figures, want, func(a, b Figure) bool { return a.Key == b.Key }) {
 		return nil, fmt.Errorf("%s: its figures (%s) are not this version's (%s); rerun the sweep with this goodput", name, keys(s.Figures), keys(figures))
 	}
 	for i := range s.Runs {
@@ -98,6 +103,11 @@ func Read(b []byte, name string) (*Summary, error) {
 			a := &s.Runs[i].Arms[j]
 			if a.Figures == nil {
 				return nil, fmt.Errorf("%s: run of seed %d, arm %q: no figures", name, s.Runs[i].Seed, a.Name)
+			}
+			for _, f := range figures {
+				if _, ok := a.Figures[f.Key]; !ok && f.Optional && len(want) < len(figures) {
+					a.Figures[f.Key] = nil // as a run of this version writes it
+				}
 			}
 			for _, o := range a.Objectives {
 				if o.Censored && (o.NoData || o.Pass || o.Value < 0) {

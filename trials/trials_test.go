@@ -3,6 +3,7 @@ package trials
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -637,5 +638,54 @@ func TestCacheHitRatioShown(t *testing.T) {
 				t.Errorf("cache hit ratio: baseline %v, protected %v; want missing, and 3 of 8 lookups where there are caches", base, prot)
 			}
 		})
+	}
+}
+
+// A summary written before an optional figure existed (its scenarios could not measure it)
+// still reads, with the figure missing from every run, and writes back what this version's
+// sweep writes; one that lacks a figure every sweep measures is refused.
+func TestReadBeforeOptionalFigures(t *testing.T) {
+	s, err := Run(context.Background(), Config{Scenario: "fake", Digest: "d", FirstSeed: 1, Trials: 2}, fakeRun, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := encode(t, s)
+	var old map[string]any
+	if err := json.Unmarshal([]byte(now), &old); err != nil {
+		t.Fatal(err)
+	}
+	drop := map[string]bool{"instance_removals": true, "instance_restarts": true}
+	var kept []any
+	for _, f := range old["figures"].([]any) {
+		if !drop[f.(map[string]any)["key"].(string)] {
+			kept = append(kept, f)
+		}
+	}
+	old["figures"] = kept
+	for _, r := range old["runs"].([]any) {
+		for _, a := range r.(map[string]any)["arms"].([]any) {
+			for k := range drop {
+				delete(a.(map[string]any)["figures"].(map[string]any), k)
+			}
+		}
+	}
+	b, err := json.Marshal(old)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := Read(b, "old.json")
+	if err != nil {
+		t.Fatalf("a summary from before the health figures: %v", err)
+	}
+	if enc := encode(t, got); enc != now {
+		t.Errorf("read back, it writes\n%s\nwant what this version writes\n%s", enc, now)
+	}
+
+	old["figures"] = kept[1:] // without "offered" too
+	if b, err = json.Marshal(old); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Read(b, "old.json"); err == nil || !strings.Contains(err.Error(), "are not this version's") {
+		t.Errorf("a summary without offered: %v", err)
 	}
 }
