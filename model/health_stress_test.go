@@ -172,7 +172,12 @@ func healthSweep(t *testing.T, n int, aggressive bool) {
 	ms := func(lo, hi int) scenario.Duration {
 		return scenario.Duration(time.Duration(lo+r.IntN(hi-lo+1)) * time.Millisecond)
 	}
-	defer func() { t.Logf("%d restarts, %d removals", restarts, removals) }()
+	defer func() {
+		t.Logf("%d restarts, %d removals", restarts, removals)
+		if aggressive && (restarts == 0 || removals == 0) {
+			t.Errorf("%d restarts and %d removals over %d scenarios: the sweep does not exercise both actions", restarts, removals, n)
+		}
+	}()
 	for i := range n {
 		sc := randomScenario(r, i)
 		if aggressive {
