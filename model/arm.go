@@ -69,6 +69,7 @@ type instance struct {
 	probes        int    // probe items in the queue (the live one and stale ones)
 	probeN        uint32 // the last probe sent
 	fails, passes int    // probes in a row
+	restarts      int    // restarts since the back-off was last reset
 }
 
 // connPool is one instance's bounded pool of connections to one dependency.

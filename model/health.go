@@ -258,7 +258,25 @@ func (a *arm) kill(id int64) {
 	rt.fleet.Remove(in.ready)
 	in.ready = rt.fleet.Request(a.wall())
 	_ = in.ready.Scheduled(a.wall())
-	a.schedule(sp.health.restartAfter, evInstanceUp, ref(ii, in.life))
+	a.schedule(a.restartDelay(in, sp.health)+sp.health.restartAfter, evInstanceUp, ref(ii, in.life))
+}
+
+// restartDelay is the back-off before instance in, just killed, starts again: initial for
+// its first restart since a process of it ran for the reset period, doubling with each
+// restart after that, up to max.
+func (a *arm) restartDelay(in *instance, hp *healthPlan) time.Duration {
+	if hp.backoff == 0 {
+		return 0
+	}
+	if a.now()-in.upAt >= hp.backoffReset {
+		in.restarts = 0
+	}
+	in.restarts++
+	d := hp.backoff
+	for k := 1; k < in.restarts && d < hp.backoffMax; k++ {
+		d *= 2
+	}
+	return min(d, hp.backoffMax)
 }
 
 // callsOf lists the live calls instance ii has made, as refs.

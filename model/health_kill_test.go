@@ -2,6 +2,7 @@ package model
 
 import (
 	"bytes"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -170,5 +171,40 @@ func TestProbeFailsAtItsTimeout(t *testing.T) {
 	a.s.Run(800 * time.Millisecond)
 	if h := a.hs.health[0].Stats(); h.Probes != 1 || h.ProbesFailed != 1 {
 		t.Fatalf("at 800ms: %+v; want the first probe failed at its 100ms timeout", h)
+	}
+}
+
+// TestRestartBackoff checks the delay before each restart at fixed instants: 10 s, doubling
+// with every restart up to the 1-minute cap, and 10 s again once a process has run for the
+// reset period; and that a kill brings the process back after the delay plus the restart.
+func TestRestartBackoff(t *testing.T) {
+	src := strings.Replace(killable, "POLICY", "{}", 1)
+	src = strings.Replace(src, "restart: 1s}", "restart: 1s, backoff: {initial: 10s, max: 1m, reset: 5m}}", 1)
+	_, a := firstArm(t, decode(t, src))
+	in := &a.insts[0]
+	hp := a.p.services[0].health
+	var got []time.Duration
+	for range 5 {
+		got = append(got, a.restartDelay(in, hp)) // each process ran for no time at all
+	}
+	in.upAt = -5 * time.Minute // this one ran for the reset period
+	got = append(got, a.restartDelay(in, hp))
+	in.upAt = 0 // and the next for no time
+	got = append(got, a.restartDelay(in, hp))
+	want := []time.Duration{10 * time.Second, 20 * time.Second, 40 * time.Second, time.Minute, time.Minute, 10 * time.Second, 20 * time.Second}
+	if !slices.Equal(got, want) {
+		t.Errorf("delays %v, want %v", got, want)
+	}
+
+	_, a = firstArm(t, decode(t, src))
+	in = &a.insts[0]
+	a.kill(ref(0, in.life))
+	a.s.Run(10*time.Second + time.Second - 1)
+	if in.up {
+		t.Fatal("the process is up before the 10 s back-off and the 1 s restart have passed")
+	}
+	a.s.Run(11 * time.Second)
+	if !in.up {
+		t.Fatal("the process is not up 11 s after the kill")
 	}
 }

@@ -187,6 +187,9 @@ func healthSweep(t *testing.T, n int, aggressive bool) {
 				if r.IntN(2) == 0 {
 					h.Action = scenario.HealthRestart
 					h.Restart = ms(0, 50)
+					if r.IntN(2) == 0 {
+						h.Backoff = scenario.Backoff{Initial: ms(1, 50), Max: ms(50, 400), Reset: ms(0, 500)}
+					}
 				} else {
 					h.Successes = r.IntN(3)
 				}

@@ -468,6 +468,10 @@ func randomScenario(r *rand.Rand, i int) *scenario.Scenario {
 		if r.IntN(2) == 0 {
 			h.Action = scenario.HealthRestart
 			h.Restart = ms(0, 2000)
+			if r.IntN(2) == 0 {
+				h.Backoff = scenario.Backoff{Initial: ms(1, 500), Reset: ms(0, 3000)}
+				h.Backoff.Max = h.Backoff.Initial * scenario.Duration(1+r.IntN(8))
+			}
 		} else {
 			h.Successes = r.IntN(3)
 		}

@@ -139,7 +139,10 @@ type healthPlan struct {
 	every, timeout      time.Duration
 	failures, successes int
 	restart             bool          // action restart (else remove)
-	restartAfter        time.Duration // from the kill to the process being ready
+	restartAfter        time.Duration // from the kill to the process being ready, less the back-off
+	// The back-off before a restart (0: none): initial, doubling up to max, reset after a
+	// process has run for reset.
+	backoff, backoffMax, backoffReset time.Duration
 }
 
 type depPlan struct {
@@ -261,6 +264,11 @@ func compile(sc *scenario.Scenario) (*plan, error) {
 			}
 			if hp.restartAfter == 0 {
 				hp.restartAfter = sp.coldStartup
+			}
+			if b := h.Backoff; b.Initial > 0 {
+				hp.backoff = b.Initial.Std()
+				hp.backoffMax = cmp.Or(b.Max.Std(), 5*time.Minute)
+				hp.backoffReset = cmp.Or(b.Reset.Std(), 10*time.Minute)
 			}
 			sp.health = hp
 		}

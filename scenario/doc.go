@@ -32,7 +32,10 @@
 //	    health: {interval: 5s, timeout: 2s, action: restart, restart: 15s}
 //
 // The timeout is at most the interval; successes go with remove only, restart
-// with restart only.
+// with restart only. A restart may wait for a back-off first, as Kubernetes'
+// CrashLoopBackOff does: backoff: {initial: 10s, max: 5m, reset: 10m} delays the
+// first restart 10s and doubles the delay with each one after it, up to max,
+// until a process has run for reset.
 //
 // Load a file with [Load], or decode bytes with [Decode]; both decode strictly
 // and then run [Scenario.Validate]:

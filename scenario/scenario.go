@@ -287,10 +287,29 @@ type Health struct {
 	// it starts again, cold).
 	Action string `yaml:"action" json:"action" jsonschema:"enum=remove,enum=restart"`
 	// Restart is the time from a kill until the process is ready again (a container
-	// restart: no scheduling or image pull), e.g. 30s (action restart only). It is then
+	// restart: no scheduling or image pull), e.g. 30s, after the back-off if there is one
+	// (action restart only). It is then
 	// cold for the service's cold.for, as a new instance is. Zero means the service's
 	// cold.startup (at once for a service without one).
 	Restart Duration `yaml:"restart,omitempty" json:"restart,omitempty,omitzero"`
+	// Backoff delays each restart of an instance that keeps failing, as Kubernetes'
+	// CrashLoopBackOff does (action restart only). Zero means none: every restart takes
+	// Restart.
+	Backoff Backoff `yaml:"backoff,omitempty" json:"backoff,omitempty,omitzero"`
+}
+
+// Backoff is an exponential delay before a restart: Initial before the first restart,
+// doubling with each restart after it up to Max, and back to Initial once the process has
+// run for Reset without a restart (Kubernetes: 10s, 5m, 10m). The delay comes before the
+// process starts, so a restart takes the delay plus Health.Restart.
+type Backoff struct {
+	// Initial is the delay before the first restart, e.g. 10s.
+	Initial Duration `yaml:"initial" json:"initial"`
+	// Max caps the delay. Zero means 5m.
+	Max Duration `yaml:"max,omitempty" json:"max,omitempty,omitzero"`
+	// Reset is how long a process must run without a restart for the delay to start again
+	// from Initial. Zero means 10m.
+	Reset Duration `yaml:"reset,omitempty" json:"reset,omitempty,omitzero"`
 }
 
 // Memory is the heap of one instance as attempts and caches share it: every attempt the
@@ -1055,6 +1074,20 @@ func (v *validator) health(p string, h Health) {
 		v.addf(p+".restart", "restart is %s; expected zero (the service's cold.startup) or more, e.g. 30s", h.Restart)
 	case h.Restart > 0 && h.Action == HealthRemove:
 		v.addf(p+".restart", "restart is %s, but action remove never kills the process; expected restart only with action: restart", h.Restart)
+	}
+	if b := h.Backoff; b != (Backoff{}) {
+		switch {
+		case h.Action == HealthRemove:
+			v.addf(p+".backoff", "backoff is set, but action remove never restarts the process; expected backoff only with action: restart")
+		case b.Initial <= 0:
+			v.addf(p+".backoff.initial", "initial is %s; expected a positive delay before the first restart, e.g. 10s", b.Initial)
+		}
+		if b.Max < 0 || (b.Max > 0 && b.Max < b.Initial) {
+			v.addf(p+".backoff.max", "max is %s; expected zero (5m) or a delay of at least initial (%s), e.g. 5m", b.Max, b.Initial)
+		}
+		if b.Reset < 0 {
+			v.addf(p+".backoff.reset", "reset is %s; expected zero (10m) or more, e.g. 10m", b.Reset)
+		}
 	}
 }
 
