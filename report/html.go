@@ -312,7 +312,8 @@ type chartDef struct {
 	value func(a *packet.Arm, r *packet.Row, tick time.Duration) (v float64, ok bool)
 }
 
-// chartDefs are the page's charts, in order: the fixed ones, then the admission limit, for
+// chartDefs are the page's charts, in order: the fixed ones (the instances taking traffic
+// among them), then the admission limit, for
 // each dependency its calls in service and the callers waiting for a connection, and, when
 // there are caches, their hit ratio and each one's entries.
 func chartDefs(arms []packet.Arm) []chartDef {
@@ -334,6 +335,10 @@ func chartDefs(arms []packet.Arm) []chartDef {
 		{id: "in-flight", title: "Requests in flight", unit: "",
 			value: func(_ *packet.Arm, r *packet.Row, _ time.Duration) (float64, bool) {
 				return float64(r.InFlight), r.Sampled
+			}},
+		{id: "route-ready", title: "Instances taking traffic", unit: "",
+			value: func(_ *packet.Arm, r *packet.Row, _ time.Duration) (float64, bool) {
+				return float64(r.Instances.RouteReady), r.Sampled
 			}},
 		{id: "admission-limit", title: "Admission limit, as the controller sets it", unit: "",
 			value: func(_ *packet.Arm, r *packet.Row, _ time.Duration) (float64, bool) {

@@ -145,6 +145,19 @@ func TestHTMLCharts(t *testing.T) {
 	if n := strings.Count(limit, "<polyline"); n != 1 || !strings.Contains(limit, "<title>protected</title>") {
 		t.Errorf("admission-limit chart: %d lines, want the protected arm's only", n)
 	}
+	// The instances taking traffic, for each arm that sampled any.
+	if strings.Contains(page, `id="chart-route-ready"`) {
+		t.Error("a chart of the instances taking traffic when no arm sampled any")
+	}
+	scaled := annotated()
+	for a := range scaled.Arms {
+		for i := range scaled.Arms[a].Series {
+			scaled.Arms[a].Series[i].Instances.RouteReady = 4 + i/3 - a
+		}
+	}
+	if ready := chartSVG(t, render(t, scaled), "route-ready"); strings.Count(ready, "<polyline") != 2 {
+		t.Errorf("route-ready chart: %d lines, want one per arm", strings.Count(ready, "<polyline"))
+	}
 	// The load-state strip has the protected arm only, with its three spans.
 	states := chartSVG(t, page, "load-state")
 	if n := strings.Count(states, `<rect class="state-`); n != 3 {
