@@ -1,6 +1,6 @@
 // Package control is the family of goodput's overload controls. It holds no code of its own:
 // each control is a package below it, and every decision takes the current time as an
-// argument, so the same code runs in a real service (through [goodput/control/controlhttp])
+// argument, so the same code runs in a real service (through [github.com/goodput-lab/goodput/control/controlhttp])
 // and in the replay simulator.
 //
 //   - deadline: one absolute deadline in the context and over HTTP; per-call timeouts from it.

@@ -7,12 +7,12 @@ import (
 	"testing"
 	"time"
 
-	"goodput/control/admission"
-	"goodput/control/breaker"
-	"goodput/control/budget"
-	"goodput/control/deadline"
-	"goodput/control/loadstate"
-	"goodput/control/shed"
+	"github.com/goodput-lab/goodput/control/admission"
+	"github.com/goodput-lab/goodput/control/breaker"
+	"github.com/goodput-lab/goodput/control/budget"
+	"github.com/goodput-lab/goodput/control/deadline"
+	"github.com/goodput-lab/goodput/control/loadstate"
+	"github.com/goodput-lab/goodput/control/shed"
 )
 
 // path holds the controls of one service instance, built as a service

@@ -11,7 +11,7 @@ import (
 	"strconv"
 	"strings"
 
-	"goodput/yamlfile"
+	"github.com/goodput-lab/goodput/yamlfile"
 )
 
 // Decode decodes a packet from data, the contents of the file named filename (used in error

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"os"
 
-	"goodput/evidence"
+	"github.com/goodput-lab/goodput/evidence"
 )
 
 // The Northstar retry arithmetic: 9,000 logical requests/s with independent 28% edge and 22%

@@ -10,7 +10,7 @@ import (
 	"github.com/expr-lang/expr/file"
 	"github.com/expr-lang/expr/parser"
 
-	"goodput/yamlfile"
+	"github.com/goodput-lab/goodput/yamlfile"
 )
 
 // Formulas are expr expressions (github.com/expr-lang/expr) cut down to arithmetic: numbers,

@@ -11,7 +11,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"goodput/internal/browsertest"
+	"github.com/goodput-lab/goodput/internal/browsertest"
 )
 
 // layout is what the browser test measures on a rendered page.

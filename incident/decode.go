@@ -13,7 +13,7 @@ import (
 	"strings"
 	"time"
 
-	"goodput/yamlfile"
+	"github.com/goodput-lab/goodput/yamlfile"
 
 	_ "time/tzdata" // time zones resolve the same on every machine
 )

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	"goodput/incident"
+	"github.com/goodput-lab/goodput/incident"
 )
 
 const doc = `id: INC-2026-0912

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"goodput/chart"
+	"github.com/goodput-lab/goodput/chart"
 )
 
 // chartSize is the impact chart's geometry, in SVG user units (the chart scales to its

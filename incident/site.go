@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"goodput/chart"
+	"github.com/goodput-lab/goodput/chart"
 )
 
 // WriteSite writes a static site of postmortems to outDir (created if needed): one page

@@ -7,7 +7,7 @@ import (
 
 	"github.com/invopop/jsonschema"
 
-	"goodput/yamlfile"
+	"github.com/goodput-lab/goodput/yamlfile"
 )
 
 // Document is one postmortem: the contents of a *.incident.yaml file.

@@ -6,16 +6,16 @@ import (
 	"strconv"
 	"time"
 
-	"goodput/control/admission"
-	"goodput/control/budget"
-	"goodput/control/deadline"
-	"goodput/control/identity"
-	"goodput/control/queue"
-	"goodput/control/readiness"
-	"goodput/internal/prefetch"
-	"goodput/packet"
-	"goodput/scenario"
-	"goodput/sim"
+	"github.com/goodput-lab/goodput/control/admission"
+	"github.com/goodput-lab/goodput/control/budget"
+	"github.com/goodput-lab/goodput/control/deadline"
+	"github.com/goodput-lab/goodput/control/identity"
+	"github.com/goodput-lab/goodput/control/queue"
+	"github.com/goodput-lab/goodput/control/readiness"
+	"github.com/goodput-lab/goodput/internal/prefetch"
+	"github.com/goodput-lab/goodput/packet"
+	"github.com/goodput-lab/goodput/scenario"
+	"github.com/goodput-lab/goodput/sim"
 )
 
 // Event kinds of an arm.

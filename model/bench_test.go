@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"goodput/scenario"
+	"github.com/goodput-lab/goodput/scenario"
 )
 
 // BenchmarkArm replays one arm of a Northstar window on its own: the model's cost per

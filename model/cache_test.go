@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"goodput/packet"
-	"goodput/scenario"
+	"github.com/goodput-lab/goodput/packet"
+	"github.com/goodput-lab/goodput/scenario"
 )
 
 // cached is a scenario with a cache in front of a dependency, on a service whose memory

@@ -4,8 +4,8 @@ import (
 	"context"
 	"fmt"
 
-	"goodput/model"
-	"goodput/scenario"
+	"github.com/goodput-lab/goodput/model"
+	"github.com/goodput-lab/goodput/scenario"
 )
 
 // A single server behind a FIFO queue slows down by 30% for ten seconds. The FIFO arm

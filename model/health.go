@@ -6,7 +6,7 @@ import (
 	"slices"
 	"time"
 
-	"goodput/control/queue"
+	"github.com/goodput-lab/goodput/control/queue"
 )
 
 // Health checks. An instance of a service with a health check is probed every interval,

@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"goodput/control/readiness"
-	"goodput/packet"
+	"github.com/goodput-lab/goodput/control/readiness"
+	"github.com/goodput-lab/goodput/packet"
 )
 
 // killableWith is the killable scenario (health_kill_test.go) with its health block and

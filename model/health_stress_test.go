@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"goodput/packet"
-	"goodput/scenario"
+	"github.com/goodput-lab/goodput/packet"
+	"github.com/goodput-lab/goodput/scenario"
 )
 
 // instanceInvariants checks, after an event, what checkInstances does not: the router's

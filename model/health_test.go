@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"goodput/packet"
+	"github.com/goodput-lab/goodput/packet"
 )
 
 // probed is a small service whose dependency slows from 5s to 15s: its four instances

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"goodput/scenario"
+	"github.com/goodput-lab/goodput/scenario"
 )
 
 // footprint is what an arm holds for its work in flight, in objects: the slabs' high-water

@@ -14,8 +14,8 @@ import (
 	"testing"
 	"time"
 
-	"goodput/packet"
-	"goodput/scenario"
+	"github.com/goodput-lab/goodput/packet"
+	"github.com/goodput-lab/goodput/scenario"
 )
 
 func decode(t testing.TB, src string) *scenario.Scenario {

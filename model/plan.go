@@ -7,9 +7,9 @@ import (
 	"math"
 	"time"
 
-	"goodput/control/admission"
-	"goodput/packet"
-	"goodput/scenario"
+	"github.com/goodput-lab/goodput/control/admission"
+	"github.com/goodput-lab/goodput/packet"
+	"github.com/goodput-lab/goodput/scenario"
 )
 
 // plan is a scenario compiled for the event loop: names resolved to indexes, units to

@@ -5,12 +5,12 @@ import (
 	"strings"
 	"time"
 
-	"goodput/control/admission"
-	"goodput/control/budget"
-	"goodput/control/loadstate"
-	"goodput/control/queue"
-	"goodput/control/shed"
-	"goodput/scenario"
+	"github.com/goodput-lab/goodput/control/admission"
+	"github.com/goodput-lab/goodput/control/budget"
+	"github.com/goodput-lab/goodput/control/loadstate"
+	"github.com/goodput-lab/goodput/control/queue"
+	"github.com/goodput-lab/goodput/control/shed"
+	"github.com/goodput-lab/goodput/scenario"
 )
 
 // policyRT is an arm's policy wired to the control packages.

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"goodput/scenario"
+	"github.com/goodput-lab/goodput/scenario"
 )
 
 // The table's interpolation must stay within its documented error of the exact quantile,

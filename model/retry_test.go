@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"goodput/packet"
-	"goodput/scenario"
+	"github.com/goodput-lab/goodput/packet"
+	"github.com/goodput-lab/goodput/scenario"
 )
 
 // withPropagatingArm adds to sc an arm "propagate" that decides retries by the deadline

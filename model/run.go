@@ -6,12 +6,12 @@ import (
 	"sync"
 	"time"
 
-	"goodput/control/identity"
-	"goodput/control/queue"
-	"goodput/control/readiness"
-	"goodput/packet"
-	"goodput/scenario"
-	"goodput/sim"
+	"github.com/goodput-lab/goodput/control/identity"
+	"github.com/goodput-lab/goodput/control/queue"
+	"github.com/goodput-lab/goodput/control/readiness"
+	"github.com/goodput-lab/goodput/packet"
+	"github.com/goodput-lab/goodput/scenario"
+	"github.com/goodput-lab/goodput/sim"
 )
 
 // Options are the run-time choices of a replay that are not part of the scenario.

@@ -6,9 +6,9 @@ import (
 	"math/bits"
 	"time"
 
-	"goodput/control/loadstate"
-	"goodput/control/readiness"
-	"goodput/packet"
+	"github.com/goodput-lab/goodput/control/loadstate"
+	"github.com/goodput-lab/goodput/control/readiness"
+	"github.com/goodput-lab/goodput/packet"
 )
 
 // durHist is a small log-bucketed histogram of durations for per-tick quantiles (the

@@ -3,7 +3,7 @@ package model
 import (
 	"time"
 
-	"goodput/sim"
+	"github.com/goodput-lab/goodput/sim"
 )
 
 // Timer queues. Most timeouts never fire: the attempt or call finishes first. Timeouts of

@@ -5,7 +5,7 @@ import (
 	"os"
 	"time"
 
-	"goodput/packet"
+	"github.com/goodput-lab/goodput/packet"
 )
 
 // A recorder counts the four populations of an arm and checks their conservation.

@@ -11,8 +11,8 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"goodput/internal/browsertest"
-	"goodput/trials"
+	"github.com/goodput-lab/goodput/internal/browsertest"
+	"github.com/goodput-lab/goodput/trials"
 )
 
 // drawn is what the browser test measures on a report page.

@@ -5,8 +5,8 @@ import (
 	"os"
 	"time"
 
-	"goodput/packet"
-	"goodput/report"
+	"github.com/goodput-lab/goodput/packet"
+	"github.com/goodput-lab/goodput/report"
 )
 
 func ExampleTable() {

@@ -13,8 +13,8 @@ import (
 	"time"
 	"unicode"
 
-	"goodput/chart"
-	"goodput/packet"
+	"github.com/goodput-lab/goodput/chart"
+	"github.com/goodput-lab/goodput/packet"
 )
 
 // HTMLFile is the report's file name in a packet directory, beside packet.json, series.csv

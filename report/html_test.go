@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"goodput/packet"
+	"github.com/goodput-lab/goodput/packet"
 )
 
 // annotated is the synthetic comparison with the events a replay writes: a fault that

@@ -11,7 +11,7 @@ import (
 	"text/tabwriter"
 	"unicode/utf8"
 
-	"goodput/packet"
+	"github.com/goodput-lab/goodput/packet"
 )
 
 // Table writes the arms of p side by side: a header naming the scenario, the seed and the

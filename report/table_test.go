@@ -11,7 +11,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"goodput/packet"
+	"github.com/goodput-lab/goodput/packet"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"goodput/trials"
+	"github.com/goodput-lab/goodput/trials"
 )
 
 // Trials writes a sweep's summary: for every figure and arm, the median across the trials

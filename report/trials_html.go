@@ -7,8 +7,8 @@ import (
 	"io"
 	"strings"
 
-	"goodput/chart"
-	"goodput/trials"
+	"github.com/goodput-lab/goodput/chart"
+	"github.com/goodput-lab/goodput/trials"
 )
 
 // TrialsHTMLFile is the sweep's page in its output directory, beside trials.json.

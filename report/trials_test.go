@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"goodput/packet"
-	"goodput/trials"
+	"github.com/goodput-lab/goodput/packet"
+	"github.com/goodput-lab/goodput/trials"
 )
 
 // sweep runs a synthetic sweep of the comparison's two arms, their draws seeded by the

@@ -7,7 +7,7 @@ import (
 	"slices"
 	"strings"
 
-	"goodput/trials"
+	"github.com/goodput-lab/goodput/trials"
 )
 
 // VaryGrid is a sweep run at every combination of the values of one or more inputs

@@ -9,7 +9,7 @@ import (
 	"slices"
 	"strings"
 
-	"goodput/trials"
+	"github.com/goodput-lab/goodput/trials"
 )
 
 // VaryHTMLFile is the name of the grid page goodput replay --vary writes under --out.

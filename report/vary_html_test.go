@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"goodput/trials"
+	"github.com/goodput-lab/goodput/trials"
 )
 
 func renderVary(t *testing.T, g VaryGrid) string {

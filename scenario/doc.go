@@ -66,7 +66,7 @@
 //
 // # Strict decoding
 //
-// Decoding (package goodput/yamlfile, which the incident and packet formats
+// Decoding (package github.com/goodput-lab/goodput/yamlfile, which the incident and packet formats
 // share) walks the goccy/go-yaml syntax tree itself, so that it can report
 // every problem at once, each at its position: unknown keys (with the closest
 // known key suggested), duplicate keys, values of the wrong type, quantities

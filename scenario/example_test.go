@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"time"
 
-	"goodput/scenario"
+	"github.com/goodput-lab/goodput/scenario"
 )
 
 const singleServer = `name: single-server

@@ -11,7 +11,7 @@ import (
 
 	"github.com/goccy/go-yaml/parser"
 
-	"goodput/yamlfile"
+	"github.com/goodput-lab/goodput/yamlfile"
 )
 
 // Override is one input changed without editing the file: a path to a value of the

@@ -14,7 +14,7 @@ import (
 	"strings"
 	"testing"
 
-	"goodput/yamlfile"
+	"github.com/goodput-lab/goodput/yamlfile"
 )
 
 func loadSchema(t *testing.T) map[string]any {

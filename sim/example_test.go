@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"time"
 
-	"goodput/sim"
+	"github.com/goodput-lab/goodput/sim"
 )
 
 // server is a one-worker FIFO server: arrivals queue, each takes 40ms of service.

@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"time"
 
-	"goodput/model"
-	"goodput/packet"
-	"goodput/scenario"
-	"goodput/trials"
+	"github.com/goodput-lab/goodput/model"
+	"github.com/goodput-lab/goodput/packet"
+	"github.com/goodput-lab/goodput/scenario"
+	"github.com/goodput-lab/goodput/trials"
 )
 
 // A sweep of three seeds of the single-server example: goodput in each arm across the

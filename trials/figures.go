@@ -4,7 +4,7 @@ import (
 	"math"
 	"slices"
 
-	"goodput/packet"
+	"github.com/goodput-lab/goodput/packet"
 )
 
 // Figure describes one figure a sweep records for every arm of every trial.

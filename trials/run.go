@@ -11,8 +11,8 @@ import (
 	"sync"
 	"time"
 
-	"goodput/packet"
-	"goodput/scenario"
+	"github.com/goodput-lab/goodput/packet"
+	"github.com/goodput-lab/goodput/scenario"
 )
 
 // Config defines a sweep: the scenario's identity, the seeds, and how to run them.

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"goodput/yamlfile"
+	"github.com/goodput-lab/goodput/yamlfile"
 )
 
 func ExampleUnmarshal() {

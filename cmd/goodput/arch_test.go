@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"goodput/packet"
+	"github.com/goodput-lab/goodput/packet"
 )
 
 // TestReplayIsTheSameOnArm64 builds the command for arm64 and runs it under qemu-aarch64 on

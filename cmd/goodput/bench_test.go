@@ -8,9 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"goodput/model"
-	"goodput/scenario"
-	"goodput/sim"
+	"github.com/goodput-lab/goodput/model"
+	"github.com/goodput-lab/goodput/scenario"
+	"github.com/goodput-lab/goodput/sim"
 )
 
 // churn is the floor's handler: every event schedules one more, a pseudo-random delay

@@ -11,7 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"goodput/incident"
+	"github.com/goodput-lab/goodput/incident"
 )
 
 // runIncident is the 'incident' subcommand: check, render or index postmortem documents

@@ -17,11 +17,11 @@ import (
 	"github.com/schollz/progressbar/v3"
 	"golang.org/x/term"
 
-	"goodput/model"
-	"goodput/packet"
-	"goodput/report"
-	"goodput/scenario"
-	"goodput/trials"
+	"github.com/goodput-lab/goodput/model"
+	"github.com/goodput-lab/goodput/packet"
+	"github.com/goodput-lab/goodput/report"
+	"github.com/goodput-lab/goodput/scenario"
+	"github.com/goodput-lab/goodput/trials"
 )
 
 // runReplay is the 'replay' subcommand: it loads a scenario, runs every arm on the same

@@ -10,9 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"goodput/packet"
-	"goodput/report"
-	"goodput/scenario"
+	"github.com/goodput-lab/goodput/packet"
+	"github.com/goodput-lab/goodput/report"
+	"github.com/goodput-lab/goodput/scenario"
 )
 
 // realEnv is the production environment minus the progress bar.

@@ -13,9 +13,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"goodput/packet"
-	"goodput/report"
-	"goodput/scenario"
+	"github.com/goodput-lab/goodput/packet"
+	"github.com/goodput-lab/goodput/report"
+	"github.com/goodput-lab/goodput/scenario"
 )
 
 func TestParseReplayFlags(t *testing.T) {

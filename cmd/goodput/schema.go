@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"io"
 
-	"goodput/incident"
-	"goodput/scenario"
+	"github.com/goodput-lab/goodput/incident"
+	"github.com/goodput-lab/goodput/scenario"
 )
 
 // runSchema prints the JSON Schema of a user-written file format, generated from its Go types,

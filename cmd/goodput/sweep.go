@@ -15,10 +15,10 @@ import (
 	"time"
 	"unicode"
 
-	"goodput/packet"
-	"goodput/report"
-	"goodput/scenario"
-	"goodput/trials"
+	"github.com/goodput-lab/goodput/packet"
+	"github.com/goodput-lab/goodput/report"
+	"github.com/goodput-lab/goodput/scenario"
+	"github.com/goodput-lab/goodput/trials"
 )
 
 // seedDir is the directory, under a sweep's --out, of one trial's packet (--packets).

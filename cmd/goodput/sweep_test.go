@@ -15,10 +15,10 @@ import (
 	"testing"
 	"time"
 
-	"goodput/packet"
-	"goodput/report"
-	"goodput/scenario"
-	"goodput/trials"
+	"github.com/goodput-lab/goodput/packet"
+	"github.com/goodput-lab/goodput/report"
+	"github.com/goodput-lab/goodput/scenario"
+	"github.com/goodput-lab/goodput/trials"
 )
 
 func TestParseSweepFlags(t *testing.T) {

@@ -7,7 +7,7 @@ import (
 	"io"
 	"strings"
 
-	"goodput/evidence"
+	"github.com/goodput-lab/goodput/evidence"
 )
 
 // runVerify is the 'verify' subcommand: it recomputes each packet's declared arithmetic,

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"goodput/evidence"
+	"github.com/goodput-lab/goodput/evidence"
 )
 
 var northstarPacket = filepath.Join("..", "..", "examples", "northstar", "northstar.packet.yaml")

@@ -9,8 +9,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	"goodput/control/internal/nanotime"
-	"goodput/control/internal/stripe"
+	"github.com/goodput-lab/goodput/control/internal/nanotime"
+	"github.com/goodput-lab/goodput/control/internal/stripe"
 )
 
 // Rule selects how the adaptive limit follows the measured signals.

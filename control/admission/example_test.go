@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	"goodput/control/admission"
+	"github.com/goodput-lab/goodput/control/admission"
 )
 
 // With a limit of 10, new checkouts may fill 8 slots (85 %), sheddable work 6

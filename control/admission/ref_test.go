@@ -11,7 +11,7 @@ import (
 	"sync"
 	"time"
 
-	"goodput/control/internal/nanotime"
+	"github.com/goodput-lab/goodput/control/internal/nanotime"
 )
 
 // refController is an adaptive concurrency limit with capacity reserved by

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	"goodput/control/breaker"
+	"github.com/goodput-lab/goodput/control/breaker"
 )
 
 // The AI-2 breaker of the payment-provider postmortem opens at 25% errors over

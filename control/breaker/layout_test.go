@@ -6,7 +6,7 @@ import (
 	"time"
 	"unsafe"
 
-	"goodput/control/internal/nanotime"
+	"github.com/goodput-lab/goodput/control/internal/nanotime"
 )
 
 // TestLayout pins the sizes that give each stripe, and the generation's

@@ -10,7 +10,7 @@ import (
 	"sync"
 	"time"
 
-	"goodput/control/internal/nanotime"
+	"github.com/goodput-lab/goodput/control/internal/nanotime"
 )
 
 // refCounts is one bucket of the sliding window.

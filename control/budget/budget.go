@@ -10,7 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"goodput/control/internal/stripe"
+	"github.com/goodput-lab/goodput/control/internal/stripe"
 )
 
 // Slices is the number of buckets the TTL window is divided into: deposits
@@ -124,7 +124,7 @@ type Retry struct {
 	// once (a read, a PUT of a whole value).
 	Idempotent bool
 	// Deduplicated: the operation carries a logical identity that the
-	// dependency deduplicates (see package goodput/control/identity).
+	// dependency deduplicates (see package github.com/goodput-lab/goodput/control/identity).
 	Deduplicated bool
 	// Remaining is the time left before the request's deadline
 	// (deadline.Remaining(d, now)), or [NoDeadline].

@@ -5,7 +5,7 @@ import (
 	"math/rand/v2"
 	"time"
 
-	"goodput/control/budget"
+	"github.com/goodput-lab/goodput/control/budget"
 )
 
 // In the Northstar protected policy, a second of 8,600 admitted requests

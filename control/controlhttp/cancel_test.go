@@ -8,7 +8,7 @@ import (
 	"testing/synctest"
 	"time"
 
-	"goodput/control/deadline"
+	"github.com/goodput-lab/goodput/control/deadline"
 )
 
 // TestCancellationPropagates proves that a caller's deadline stops work two

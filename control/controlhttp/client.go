@@ -10,10 +10,10 @@ import (
 	"sync"
 	"time"
 
-	"goodput/control/breaker"
-	"goodput/control/budget"
-	"goodput/control/deadline"
-	"goodput/control/identity"
+	"github.com/goodput-lab/goodput/control/breaker"
+	"github.com/goodput-lab/goodput/control/budget"
+	"github.com/goodput-lab/goodput/control/deadline"
+	"github.com/goodput-lab/goodput/control/identity"
 )
 
 // Defaults of [ClientConfig] for zero fields.

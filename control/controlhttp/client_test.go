@@ -13,10 +13,10 @@ import (
 	"testing/synctest"
 	"time"
 
-	"goodput/control/breaker"
-	"goodput/control/budget"
-	"goodput/control/deadline"
-	"goodput/control/identity"
+	"github.com/goodput-lab/goodput/control/breaker"
+	"github.com/goodput-lab/goodput/control/budget"
+	"github.com/goodput-lab/goodput/control/deadline"
+	"github.com/goodput-lab/goodput/control/identity"
 )
 
 // rtFunc is an http.RoundTripper made of a function.

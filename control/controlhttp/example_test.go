@@ -9,11 +9,11 @@ import (
 	"strings"
 	"time"
 
-	"goodput/control/admission"
-	"goodput/control/budget"
-	"goodput/control/controlhttp"
-	"goodput/control/deadline"
-	"goodput/control/identity"
+	"github.com/goodput-lab/goodput/control/admission"
+	"github.com/goodput-lab/goodput/control/budget"
+	"github.com/goodput-lab/goodput/control/controlhttp"
+	"github.com/goodput-lab/goodput/control/deadline"
+	"github.com/goodput-lab/goodput/control/identity"
 )
 
 // inProcess is an http.RoundTripper that serves each call with a handler in

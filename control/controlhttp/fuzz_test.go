@@ -7,8 +7,8 @@ import (
 	"testing/synctest"
 	"time"
 
-	"goodput/control/deadline"
-	"goodput/control/identity"
+	"github.com/goodput-lab/goodput/control/deadline"
+	"github.com/goodput-lab/goodput/control/identity"
 )
 
 // FuzzHandlerHeaders feeds arbitrary deadline, timeout, key and attempt

@@ -7,10 +7,10 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"goodput/control/admission"
-	"goodput/control/budget"
-	"goodput/control/loadstate"
-	"goodput/control/shed"
+	"github.com/goodput-lab/goodput/control/admission"
+	"github.com/goodput-lab/goodput/control/budget"
+	"github.com/goodput-lab/goodput/control/loadstate"
+	"github.com/goodput-lab/goodput/control/shed"
 )
 
 // Metrics counts every decision of the middleware, the [Transport] and the

@@ -20,10 +20,10 @@ import (
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 
-	"goodput/control/admission"
-	"goodput/control/budget"
-	"goodput/control/loadstate"
-	"goodput/control/shed"
+	"github.com/goodput-lab/goodput/control/admission"
+	"github.com/goodput-lab/goodput/control/budget"
+	"github.com/goodput-lab/goodput/control/loadstate"
+	"github.com/goodput-lab/goodput/control/shed"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")

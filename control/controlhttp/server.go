@@ -8,11 +8,11 @@ import (
 	"sync/atomic"
 	"time"
 
-	"goodput/control/admission"
-	"goodput/control/deadline"
-	"goodput/control/identity"
-	"goodput/control/loadstate"
-	"goodput/control/shed"
+	"github.com/goodput-lab/goodput/control/admission"
+	"github.com/goodput-lab/goodput/control/deadline"
+	"github.com/goodput-lab/goodput/control/identity"
+	"github.com/goodput-lab/goodput/control/loadstate"
+	"github.com/goodput-lab/goodput/control/shed"
 )
 
 // Header names and values the middleware writes on a refusal and the

@@ -14,11 +14,11 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"goodput/control/admission"
-	"goodput/control/deadline"
-	"goodput/control/identity"
-	"goodput/control/loadstate"
-	"goodput/control/shed"
+	"github.com/goodput-lab/goodput/control/admission"
+	"github.com/goodput-lab/goodput/control/deadline"
+	"github.com/goodput-lab/goodput/control/identity"
+	"github.com/goodput-lab/goodput/control/loadstate"
+	"github.com/goodput-lab/goodput/control/shed"
 )
 
 // classFromHeader classifies by the X-Class header (default Standard).

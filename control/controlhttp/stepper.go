@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"time"
 
-	"goodput/control/admission"
-	"goodput/control/budget"
-	"goodput/control/loadstate"
+	"github.com/goodput-lab/goodput/control/admission"
+	"github.com/goodput-lab/goodput/control/budget"
+	"github.com/goodput-lab/goodput/control/loadstate"
 )
 
 // DefaultInterval is the Stepper's control interval when Interval is zero.

@@ -9,9 +9,9 @@ import (
 	"testing/synctest"
 	"time"
 
-	"goodput/control/admission"
-	"goodput/control/budget"
-	"goodput/control/loadstate"
+	"github.com/goodput-lab/goodput/control/admission"
+	"github.com/goodput-lab/goodput/control/budget"
+	"github.com/goodput-lab/goodput/control/loadstate"
 )
 
 // TestStepper runs a Stepper on synctest's clock: it applies the policy in

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"goodput/control/internal/nanotime"
+	"github.com/goodput-lab/goodput/control/internal/nanotime"
 )
 
 // Header names. Both are in canonical form, so they can index an

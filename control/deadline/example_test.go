@@ -5,7 +5,7 @@ import (
 	"net/http"
 	"time"
 
-	"goodput/control/deadline"
+	"github.com/goodput-lab/goodput/control/deadline"
 )
 
 // The seed's baseline called the payment-risk dependency with a fixed 350 ms

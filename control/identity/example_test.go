@@ -6,7 +6,7 @@ import (
 	"net/http"
 	"time"
 
-	"goodput/control/identity"
+	"github.com/goodput-lab/goodput/control/identity"
 )
 
 // A payment authorisation times out at the caller after the provider has

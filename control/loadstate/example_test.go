@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"time"
 
-	"goodput/control/loadstate"
+	"github.com/goodput-lab/goodput/control/loadstate"
 )
 
 // The Northstar incident, minute by minute: the queue ages past the protected

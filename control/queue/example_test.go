@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"time"
 
-	"goodput/control/queue"
+	"github.com/goodput-lab/goodput/control/queue"
 )
 
 // A checkout queue with a 1.8 s deadline per request and 300 ms of service

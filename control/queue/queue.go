@@ -8,7 +8,7 @@ import (
 	"sync"
 	"time"
 
-	"goodput/control/internal/nanotime"
+	"github.com/goodput-lab/goodput/control/internal/nanotime"
 )
 
 // Sentinel errors returned by [Queue.Push] and [Queue.Bypass].

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"time"
 
-	"goodput/control/readiness"
+	"github.com/goodput-lab/goodput/control/readiness"
 )
 
 // Twenty instances requested at 14:06 report process-ready at 14:12 but run

@@ -1,6 +1,6 @@
 package shed
 
-import "goodput/control/loadstate"
+import "github.com/goodput-lab/goodput/control/loadstate"
 
 // Names of the features of [Default], the Northstar checkout's plan.
 const (

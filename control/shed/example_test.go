@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"strings"
 
-	"goodput/control/loadstate"
-	"goodput/control/shed"
+	"github.com/goodput-lab/goodput/control/loadstate"
+	"github.com/goodput-lab/goodput/control/shed"
 )
 
 // The Northstar plan: look a feature up once, then ask per request.

@@ -6,7 +6,7 @@ import (
 	"math/bits"
 	"strings"
 
-	"goodput/control/loadstate"
+	"github.com/goodput-lab/goodput/control/loadstate"
 )
 
 // Optional declares a feature whose removal is a predesigned, degraded

@@ -17,7 +17,7 @@ import (
 	"strings"
 	"testing"
 
-	"goodput/control/loadstate"
+	"github.com/goodput-lab/goodput/control/loadstate"
 )
 
 func mustCompile(t testing.TB, p Plan) Table {
@@ -229,8 +229,8 @@ func TestRequiredRefusedByCompiler(t *testing.T) {
 	const src = `package client
 
 import (
-	"goodput/control/loadstate"
-	"goodput/control/shed"
+	"github.com/goodput-lab/goodput/control/loadstate"
+	"github.com/goodput-lab/goodput/control/shed"
 )
 
 var commit = shed.Required{Name: "order-commit"}
