@@ -41,14 +41,30 @@ var commands = []command{
 // errUsage marks an error that is about how the command was called; main exits 2 for it.
 var errUsage = errors.New("usage")
 
+// errGate marks a run that worked but whose result fails a gate the caller asked for (an
+// objective under --fail-on-objectives, a regression under --fail-above); main exits 3 for it,
+// so a CI pipeline can tell a failed gate (3) from bad input (2) and from an error (1).
+var errGate = errors.New("gate failed")
+
 func main() {
 	if err := run(os.Args[1:], os.Stdout, os.Stderr); err != nil {
 		fmt.Fprintln(os.Stderr, "goodput:", err)
-		if errors.Is(err, errUsage) {
-			os.Exit(2)
-		}
-		os.Exit(1)
+		os.Exit(exitCode(err))
 	}
+}
+
+// exitCode is the process's exit status for an error run returned: 2 for usage, 3 for a
+// failed gate, 1 for anything else.
+func exitCode(err error) int {
+	switch {
+	case err == nil:
+		return 0
+	case errors.Is(err, errUsage):
+		return 2
+	case errors.Is(err, errGate):
+		return 3
+	}
+	return 1
 }
 
 func run(args []string, stdout, stderr io.Writer) error {
