@@ -16,32 +16,55 @@ import (
 // diagnostic has Severity [Error]; see [HasErrors].
 //
 // Check reports:
+//
 //   - missing required fields (id, status, title, milestones; an action item's owner,
 //     due date, status and validation; the decision log's fields …);
+//
 //   - milestones, timeline entries, decisions and ledger rows out of chronological order,
 //     and known milestones out of their canonical order (impact_start ≤ detected ≤ …);
+//
 //   - a timeline entry tagged with a milestone at another time than the milestone, unless
 //     that time is recorded as an alternative with its source; duplicate milestones and
 //     alternatives without provenance;
+//
 //   - claims whose stated figure (a duration, percentage, ratio, fraction or count,
 //     written in digits or words, with or without a hedge such as "about" or "nearly")
 //     disagrees with the value it references, at the line and column of the figure in
 //     the prose; claims whose text no longer occurs in the prose;
+//
 //   - a percentage next to "X of Y" counts that is not X/Y;
+//
 //   - unknown placeholders;
+//
 //   - series markers at other instants than their milestone or stating other values than
 //     the series has there, and a stated peak that is not the series' maximum;
+//
 //   - action items that are done without a done date, open and overdue at the review
 //     date, vague, or without measurable validation evidence; contributing factors that
 //     no action item addresses and that are not explicitly accepted;
+//
 //   - replay claims that the linked packet contradicts (a warning when the packet does
 //     not exist yet).
 //
-// It warns about durations (of a minute or more), ratios and clock times in prose that
-// are not tied to the data: a duration that matches no interval between recorded
-// instants, a ratio without a claim, a clock time that is no recorded instant.
-func Check(doc *Document) []Diagnostic {
-	c := &checker{doc: doc, covered: map[string][][2]int{}}
+//   - figures the prose states without tying them to the data: a duration (of a minute or
+//     more) that matches no interval between recorded instants, a ratio without a claim,
+//     a clock time that is no recorded instant (warnings with [CheckOptions.Lenient]).
+//
+// Check is CheckWith with the zero CheckOptions.
+func Check(doc *Document) []Diagnostic { return CheckWith(doc, CheckOptions{}) }
+
+// CheckOptions change what [CheckWith] reports; the zero value is the full check.
+type CheckOptions struct {
+	// Lenient reports a figure the prose states without tying it to the data (a duration
+	// that matches no interval, a ratio without a claim, a clock time that is no recorded
+	// instant) as a warning instead of an error: for drafts whose figures are not all
+	// tied yet.
+	Lenient bool
+}
+
+// CheckWith is [Check] with options.
+func CheckWith(doc *Document, opts CheckOptions) []Diagnostic {
+	c := &checker{doc: doc, opts: opts, covered: map[string][][2]int{}}
 	c.top()
 	c.milestones()
 	c.tail()
@@ -67,6 +90,7 @@ func HasErrors(diags []Diagnostic) bool {
 
 type checker struct {
 	doc     *Document
+	opts    CheckOptions
 	multi   *bool // whether the document spans more than one day, once computed
 	diags   []Diagnostic
 	covered map[string][][2]int // prose path -> byte ranges tied to the data by claims or placeholders
@@ -943,6 +967,10 @@ var (
 
 // scanProse checks placeholders and the figures prose states without a claim.
 func (c *checker) scanProse() {
+	untied := Error // the severity of a figure not tied to the data
+	if c.opts.Lenient {
+		untied = Warning
+	}
 	d := c.doc
 	spans := d.allSpans()
 	clocks, utcClocks := d.clockSet()
@@ -965,11 +993,11 @@ func (c *checker) scanProse() {
 			case fig.kind == figDuration && fig.prec >= 60:
 				if !anySpanAgrees(fig, spans) {
 					l, col := loc.at(fig.start)
-					c.add(Warning, l, col, fmt.Sprintf("%s: duration %q matches no interval between recorded instants; tie it to the data with a claim (value: gap:FROM:TO) or record its source in one", f.path, fig.text))
+					c.add(untied, l, col, fmt.Sprintf("%s: duration %q matches no interval between recorded instants; tie it to the data with a claim (value: gap:FROM:TO) or record its source in one", f.path, fig.text))
 				}
 			case fig.kind == figRatio || fig.kind == figFraction:
 				l, col := loc.at(fig.start)
-				c.add(Warning, l, col, fmt.Sprintf("%s: ratio %q is not tied to the data; add a claim (value: ratio:X:Y or a formula) or record its source in one", f.path, fig.text))
+				c.add(untied, l, col, fmt.Sprintf("%s: ratio %q is not tied to the data; add a claim (value: ratio:X:Y or a formula) or record its source in one", f.path, fig.text))
 			}
 		}
 		for _, m := range clockRe.FindAllStringSubmatchIndex(f.text, -1) {
@@ -983,7 +1011,7 @@ func (c *checker) scanProse() {
 			}
 			if !set[hm] {
 				l, col := loc.at(m[2])
-				c.add(Warning, l, col, fmt.Sprintf("%s: clock time %s (%s) is not a recorded instant; record it as a milestone or timeline entry, or use a placeholder such as {{at:detected}}", f.path, f.text[m[2]:m[3]], zone))
+				c.add(untied, l, col, fmt.Sprintf("%s: clock time %s (%s) is not a recorded instant; record it as a milestone or timeline entry, or use a placeholder such as {{at:detected}}", f.path, f.text[m[2]:m[3]], zone))
 			}
 		}
 	}

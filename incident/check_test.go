@@ -185,7 +185,7 @@ var mutations = []mutation{
 	{
 		name: "clock time that is not a recorded instant", example: "payment-timeout",
 		from: "six regions by 09:11", to: "six regions by 09:12",
-		at: "09:12", sev: Warning,
+		at:  "09:12",
 		msg: "timeline[0].text: clock time 09:12 (UTC) is not a recorded instant",
 	},
 	{
@@ -203,7 +203,7 @@ var mutations = []mutation{
 	{
 		name: "public clock time edited", example: "router-limit",
 		from: "At 6:33 UTC, more", to: "At 6:35 UTC, more",
-		at: "6:35 UTC", sev: Warning,
+		at:  "6:35 UTC",
 		msg: "public.what_happened: clock time 6:35 (UTC) is not a recorded instant",
 	},
 	{
@@ -532,6 +532,42 @@ timeline:
 				}
 			}
 		})
+	}
+}
+
+// TestUntiedFigures checks that a figure the prose states without tying it to the data is
+// an error, and a warning with CheckOptions.Lenient, at its position.
+func TestUntiedFigures(t *testing.T) {
+	src := `id: INC-1
+status: resolved
+title: t
+milestones:
+  - {name: impact_start, at: 2026-03-01T10:00:00Z}
+  - {name: mitigated, at: 2026-03-01T12:00:00Z}
+summary: It lasted 2 hours from 10:00, then 17 minutes of cleanup from 12:20; the queue grew ten times.
+`
+	want := []struct {
+		at, msg string
+	}{
+		{"17 minutes", `summary: duration "17 minutes" matches no interval between recorded instants`},
+		{"12:20", `summary: clock time 12:20 (UTC) is not a recorded instant`},
+		{"ten times", `summary: ratio "ten times" is not tied to the data`},
+	}
+	for _, tc := range []struct {
+		opts CheckOptions
+		sev  Severity
+	}{{CheckOptions{}, Error}, {CheckOptions{Lenient: true}, Warning}} {
+		diags := CheckWith(decodeString(t, src), tc.opts)
+		if len(diags) != len(want) {
+			t.Errorf("lenient %v: %d diagnostics, want %d:%s", tc.opts.Lenient, len(diags), len(want), dump(diags))
+			continue
+		}
+		for i, w := range want {
+			line, col := positionOf(t, src, w.at)
+			if d := diags[i]; d.Line != line || d.Col != col || d.Severity != tc.sev || !strings.HasPrefix(d.Message, w.msg) {
+				t.Errorf("lenient %v: got %s, want %s at %d:%d: %s", tc.opts.Lenient, d, tc.sev, line, col, w.msg)
+			}
+		}
 	}
 }
 
