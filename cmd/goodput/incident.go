@@ -26,42 +26,33 @@ func runIncident(args []string, stdout, stderr io.Writer) error {
 	}
 	switch args[0] {
 	case "check":
-		return incidentCheck(args[1:], stdout, stderr)
+		return usageHint("incident check", incidentCheck(args[1:], stdout, stderr))
 	case "render":
-		return incidentRender(args[1:], stdout, stderr)
+		return usageHint("incident render", incidentRender(args[1:], stdout, stderr))
 	case "site":
-		return incidentSite(args[1:], stdout, stderr)
+		return usageHint("incident site", incidentSite(args[1:], stdout, stderr))
 	}
-	incidentUsage(stderr)
 	return fmt.Errorf("%w: unknown incident subcommand %q (want check, render or site)", errUsage, args[0])
 }
 
 func incidentUsage(w io.Writer) {
-	fmt.Fprintln(w, "usage: goodput incident check FILE|DIR…")
-	fmt.Fprintln(w, "       goodput incident render FILE [--format html|md] [-o OUT] [--public]")
-	fmt.Fprintln(w, "       goodput incident site DIR -o OUT")
+	fmt.Fprintln(w, "usage: goodput incident check [--lenient] FILE|DIR…")
+	fmt.Fprintln(w, "       goodput incident render FILE [--format html|md] [-o OUT] [--public] [--lenient]")
+	fmt.Fprintln(w, "       goodput incident site DIR -o OUT [--lenient]")
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "check   reports file:line:col: error|warning: … for each problem; exits 1 on errors")
 	fmt.Fprintln(w, "render  writes a self-contained HTML page or Markdown (stdout without -o)")
 	fmt.Fprintln(w, "site    writes a page per incident and an index with time-to-detect and")
 	fmt.Fprintln(w, "        time-to-mitigate distributions")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Run 'goodput incident SUBCOMMAND -h' for its flags.")
+	fmt.Fprintln(w)
+	exitStatus(w, "a document with check errors, a file that cannot be read or written", "")
 }
 
-// parseInterspersed parses flags that may come before, between or after the positional
-// arguments, and returns the positional arguments.
-func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
-	var pos []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			return nil, err
-		}
-		args = fs.Args()
-		if len(args) == 0 {
-			return pos, nil
-		}
-		pos = append(pos, args[0])
-		args = args[1:]
-	}
+// lenientFlag defines --lenient, which a subcommand passes on to incident.CheckWith.
+func lenientFlag(fs *flag.FlagSet) *bool {
+	return fs.Bool("lenient", false, "report a figure the prose states without tying it to the data (a duration matching no interval, a ratio without a claim, a clock time that is no recorded instant) as a warning, not an error")
 }
 
 // flagError turns a flag parsing error into the command's error: nil for -h (the usage
@@ -104,10 +95,10 @@ func incidentFiles(args []string) ([]string, error) {
 	return files, nil
 }
 
-// loadChecked loads and checks one document. It writes every diagnostic (decoding
-// problems included) to w and returns the document (nil when it could not be decoded)
-// and the numbers of errors and warnings.
-func loadChecked(file string, w io.Writer) (doc *incident.Document, errs, warns int) {
+// loadChecked loads and checks one document with opts. It writes every diagnostic
+// (decoding problems included) to w and returns the document (nil when it could not be
+// decoded) and the numbers of errors and warnings.
+func loadChecked(file string, opts incident.CheckOptions, w io.Writer) (doc *incident.Document, errs, warns int) {
 	doc, err := incident.Load(file)
 	var diags []incident.Diagnostic
 	if err != nil {
@@ -119,7 +110,7 @@ func loadChecked(file string, w io.Writer) (doc *incident.Document, errs, warns 
 		}
 		doc = nil
 	} else {
-		diags = incident.Check(doc)
+		diags = incident.CheckWith(doc, opts)
 	}
 	for _, d := range diags {
 		fmt.Fprintln(w, d)
@@ -152,24 +143,30 @@ func plural(n int, word string) string {
 	return fmt.Sprintf("%d %ss", n, word)
 }
 
-// incidentCheck is 'goodput incident check FILE|DIR…'.
+// incidentCheck is 'goodput incident check [--lenient] FILE|DIR…'.
 func incidentCheck(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("incident check", flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	lenient := lenientFlag(fs)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: goodput incident check FILE|DIR…")
+		fmt.Fprintln(stderr, "usage: goodput incident check [--lenient] FILE|DIR…")
 		fmt.Fprintln(stderr)
 		fmt.Fprintln(stderr, "Checks each postmortem against its own data: milestone order, stated durations,")
-		fmt.Fprintln(stderr, "percentages and ratios against the computed ones, the impact series, action items.")
-		fmt.Fprintln(stderr, "Prints file:line:col: error|warning: … per problem; exits 1 when there are errors.")
-		fmt.Fprintln(stderr, "A directory stands for the *.incident.yaml files under it.")
+		fmt.Fprintln(stderr, "percentages and ratios against the computed ones, the impact series, action items;")
+		fmt.Fprintln(stderr, "a figure the prose states that is tied to no interval, instant or figure is an error.")
+		fmt.Fprintln(stderr, "Prints file:line:col: error|warning: … per problem on stdout, then one line on stderr:")
+		fmt.Fprintln(stderr, "goodput: incident check: N files, N errors, N warnings. A directory stands for the")
+		fmt.Fprintln(stderr, "*.incident.yaml files under it.")
+		fmt.Fprintln(stderr)
+		fs.PrintDefaults()
+		fmt.Fprintln(stderr)
+		exitStatus(stderr, "a document with check errors, or one that cannot be read", "")
 	}
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return flagError("check", err)
 	}
 	if len(pos) == 0 {
-		fs.Usage()
 		return fmt.Errorf("%w: incident check needs at least one file", errUsage)
 	}
 	files, err := incidentFiles(pos)
@@ -178,12 +175,10 @@ func incidentCheck(args []string, stdout, stderr io.Writer) error {
 	}
 	var errs, warns int
 	for _, f := range files {
-		_, e, w := loadChecked(f, stdout)
+		_, e, w := loadChecked(f, incident.CheckOptions{Lenient: *lenient}, stdout)
 		errs, warns = errs+e, warns+w
 	}
-	if errs > 0 || warns > 0 {
-		fmt.Fprintf(stderr, "%s: %s, %s\n", plural(len(files), "file"), plural(errs, "error"), plural(warns, "warning"))
-	}
+	fmt.Fprintf(stderr, "goodput: incident check: %s, %s, %s\n", plural(len(files), "file"), plural(errs, "error"), plural(warns, "warning"))
 	if errs > 0 {
 		return fmt.Errorf("incident check: %s", plural(errs, "error"))
 	}
@@ -197,19 +192,21 @@ func incidentRender(args []string, stdout, stderr io.Writer) error {
 	format := fs.String("format", "html", "output `format`: html (a self-contained page) or md (Markdown); default from -o's extension")
 	out := fs.String("o", "", "write to `OUT` instead of standard output (with md, the chart goes to OUT's name + .chart.svg)")
 	public := fs.Bool("public", false, "render the public-summary form from the document's public section")
+	lenient := lenientFlag(fs)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: goodput incident render FILE [--format html|md] [-o OUT] [--public]")
+		fmt.Fprintln(stderr, "usage: goodput incident render FILE [--format html|md] [-o OUT] [--public] [--lenient]")
 		fmt.Fprintln(stderr)
 		fmt.Fprintln(stderr, "Renders a checked postmortem; a document with check errors is not rendered.")
 		fmt.Fprintln(stderr)
 		fs.PrintDefaults()
+		fmt.Fprintln(stderr)
+		exitStatus(stderr, "a document with check errors, a file that cannot be read or written", "")
 	}
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return flagError("render", err)
 	}
 	if len(pos) != 1 {
-		fs.Usage()
 		return fmt.Errorf("%w: incident render takes one file, got %d", errUsage, len(pos))
 	}
 	formatSet := false
@@ -221,7 +218,7 @@ func incidentRender(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("%w: incident render: unknown format %q (want html or md)", errUsage, *format)
 	}
 	file := pos[0]
-	doc, errs, _ := loadChecked(file, stderr)
+	doc, errs, _ := loadChecked(file, incident.CheckOptions{Lenient: *lenient}, stderr)
 	if errs > 0 {
 		return fmt.Errorf("incident render: %s has %s; see above or run goodput incident check %s", file, plural(errs, "error"), file)
 	}
@@ -282,25 +279,26 @@ func incidentSite(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("incident site", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	out := fs.String("o", "", "write the site to directory `OUT` (created if needed; required)")
+	lenient := lenientFlag(fs)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: goodput incident site DIR -o OUT")
+		fmt.Fprintln(stderr, "usage: goodput incident site DIR -o OUT [--lenient]")
 		fmt.Fprintln(stderr)
 		fmt.Fprintln(stderr, "Checks every *.incident.yaml under DIR and writes one page per incident and an")
 		fmt.Fprintln(stderr, "index.html with time to detect and time to mitigate as distributions (median,")
 		fmt.Fprintln(stderr, "range, count). Nothing is written when a document has check errors.")
 		fmt.Fprintln(stderr)
 		fs.PrintDefaults()
+		fmt.Fprintln(stderr)
+		exitStatus(stderr, "a document with check errors, a file that cannot be read or written", "")
 	}
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return flagError("site", err)
 	}
 	if len(pos) != 1 {
-		fs.Usage()
 		return fmt.Errorf("%w: incident site takes one directory, got %d", errUsage, len(pos))
 	}
 	if *out == "" {
-		fs.Usage()
 		return fmt.Errorf("%w: incident site needs -o OUT", errUsage)
 	}
 	if st, err := os.Stat(pos[0]); err != nil || !st.IsDir() {
@@ -313,7 +311,7 @@ func incidentSite(args []string, stdout, stderr io.Writer) error {
 	var docs []*incident.Document
 	errs := 0
 	for _, f := range files {
-		doc, e, _ := loadChecked(f, stderr)
+		doc, e, _ := loadChecked(f, incident.CheckOptions{Lenient: *lenient}, stderr)
 		errs += e
 		if doc != nil {
 			docs = append(docs, doc)

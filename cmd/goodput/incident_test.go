@@ -63,6 +63,36 @@ func TestIncidentCheck(t *testing.T) {
 				t.Errorf("unexpected output line %q", line)
 			}
 		}
+		if !strings.HasPrefix(stderr.String(), "goodput: incident check: 3 files, 0 errors, ") || strings.Count(stderr.String(), "\n") != 1 {
+			t.Errorf("stderr %q, want the one-line summary", stderr.String())
+		}
+	})
+	t.Run("untied figure is an error, with --lenient a warning", func(t *testing.T) {
+		path := copyExample(t, "payment-timeout", func(s string) string {
+			return strings.Replace(s, "The rollback was clean.", "The rollback took 47 minutes.", 1)
+		})
+		const msg = `went_well[1]: duration "47 minutes" matches no interval between recorded instants`
+		for _, tc := range []struct {
+			args    []string
+			sev     string
+			summary string
+		}{
+			{[]string{"incident", "check", path}, "error", "1 file, 1 error, 0 warnings"},
+			{[]string{"incident", "check", "--lenient", path}, "warning", "1 file, 0 errors, 1 warning"},
+		} {
+			var stdout, stderr bytes.Buffer
+			err := run(tc.args, &stdout, &stderr)
+			if (err != nil) != (tc.sev == "error") || exitCode(err) > 1 {
+				t.Errorf("%q: err = %v", tc.args, err)
+			}
+			m := diagLine.FindStringSubmatch(strings.TrimSpace(stdout.String()))
+			if m == nil || m[1] != path || m[4] != tc.sev || !strings.Contains(stdout.String(), msg) {
+				t.Errorf("%q: stdout %q, want one %s: %s", tc.args, stdout.String(), tc.sev, msg)
+			}
+			if want := "goodput: incident check: " + tc.summary + "\n"; stderr.String() != want {
+				t.Errorf("%q: stderr %q, want %q", tc.args, stderr.String(), want)
+			}
+		}
 	})
 	t.Run("wrong stated duration", func(t *testing.T) {
 		path := copyExample(t, "payment-timeout", func(s string) string {
@@ -88,7 +118,7 @@ func TestIncidentCheck(t *testing.T) {
 		if !found {
 			t.Errorf("no error about the stated 75 minutes:\n%s", out)
 		}
-		if !strings.Contains(stderr.String(), "1 file: ") {
+		if stderr.String() != "goodput: incident check: 1 file, 1 error, 0 warnings\n" {
 			t.Errorf("no summary on stderr: %q", stderr.String())
 		}
 	})

@@ -9,7 +9,12 @@
 //	goodput merge [--out DIR] [--json] SHARD...
 //	goodput verify FILE.packet.yaml
 //	goodput schema scenario|incident
-//	goodput incident check|render|site …
+//	goodput incident check [--lenient] FILE|DIR…
+//	goodput incident render|site …
+//
+// Every command exits 0 on success, 1 on an error (a bad input file, a failed invariant or
+// check, …), 2 on a usage error (a bad flag or argument: the error and a line pointing at
+// 'goodput COMMAND -h') and 3 on a failed gate (replay --fail-on-objectives, diff --fail-above).
 //
 // default.pgo beside this file is a CPU profile of the Northstar replay; go build and go run
 // use it for profile-guided optimisation (docs/benchmarks.md says how to refresh it).
@@ -77,11 +82,10 @@ func run(args []string, stdout, stderr io.Writer) error {
 	}
 	for _, c := range commands {
 		if c.name == args[0] {
-			return c.run(args[1:], stdout, stderr)
+			return usageHint(c.name, c.run(args[1:], stdout, stderr))
 		}
 	}
-	usage(stderr)
-	return fmt.Errorf("%w: unknown command %q", errUsage, args[0])
+	return usageHint("", fmt.Errorf("%w: unknown command %q", errUsage, args[0]))
 }
 
 func usage(w io.Writer) {
@@ -93,4 +97,6 @@ func usage(w io.Writer) {
 	}
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "Run 'goodput COMMAND -h' for a command's flags.")
+	fmt.Fprintln(w)
+	exitStatus(w, "a bad input file, a failed invariant, a failed check, a file that cannot be written", "replay --fail-on-objectives, diff --fail-above")
 }

@@ -84,6 +84,8 @@ func replayUsage(w io.Writer, fs *flag.FlagSet) {
 	fmt.Fprintln(w, "merge' reads to join a grid's shards).")
 	fmt.Fprintln(w)
 	fs.PrintDefaults()
+	fmt.Fprintln(w)
+	exitStatus(w, "a bad scenario file, a failed invariant, an output that cannot be written", "")
 }
 
 // replayFlags are the parsed command line of 'goodput replay'.
@@ -176,7 +178,6 @@ func parseReplayFlags(args []string, stderr io.Writer) (replayFlags, error) {
 	}
 	switch len(files) {
 	case 0:
-		fs.Usage()
 		return f, fmt.Errorf("%w: replay needs a scenario file", errUsage)
 	case 1:
 		f.file = files[0]

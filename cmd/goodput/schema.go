@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -14,17 +15,27 @@ import (
 func runSchema(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("schema", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprintln(stderr, "usage: goodput schema scenario|incident") }
-	if err := fs.Parse(args); err != nil {
-		return fmt.Errorf("%w: %v", errUsage, err)
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: goodput schema scenario|incident")
+		fmt.Fprintln(stderr)
+		fmt.Fprintln(stderr, "Prints the JSON Schema of *.scenario.yaml or *.incident.yaml, generated from the Go")
+		fmt.Fprintln(stderr, "types, for editors (e.g. yaml-language-server).")
+		fmt.Fprintln(stderr)
+		exitStatus(stderr, "the output cannot be written", "")
 	}
-	if fs.NArg() != 1 {
-		fs.Usage()
-		return fmt.Errorf("%w: schema takes one format name", errUsage)
+	pos, err := parseInterspersed(fs, args)
+	if errors.Is(err, flag.ErrHelp) {
+		return nil
 	}
-	gen, ok := schemas[fs.Arg(0)]
+	if err != nil {
+		return fmt.Errorf("%w: schema: %v", errUsage, err)
+	}
+	if len(pos) != 1 {
+		return fmt.Errorf("%w: schema takes one format name, scenario or incident", errUsage)
+	}
+	gen, ok := schemas[pos[0]]
 	if !ok {
-		return fmt.Errorf("%w: unknown format %q (want scenario or incident)", errUsage, fs.Arg(0))
+		return fmt.Errorf("%w: unknown format %q (want scenario or incident)", errUsage, pos[0])
 	}
 	schema, err := gen()
 	if err != nil {

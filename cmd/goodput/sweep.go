@@ -377,6 +377,8 @@ func runMerge(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintln(stderr, "--out DIR gets the whole grid: its directories, vary.json and vary.html.")
 		fmt.Fprintln(stderr)
 		fs.PrintDefaults()
+		fmt.Fprintln(stderr)
+		exitStatus(stderr, "a shard that cannot be read or does not fit the others, a failed invariant in a trial, an output that cannot be written", "")
 	}
 	paths, err := parseInterspersed(fs, args)
 	if errors.Is(err, flag.ErrHelp) {
@@ -386,7 +388,6 @@ func runMerge(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("%w: merge: %v", errUsage, err)
 	}
 	if len(paths) == 0 {
-		fs.Usage()
 		return fmt.Errorf("%w: merge needs the shards' trials.json files or directories", errUsage)
 	}
 	grids := 0

@@ -21,19 +21,21 @@ func runVerify(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintln(fs.Output(), "Recomputes every figure a packet declares from its inputs and formulas, prints")
 		fmt.Fprintln(fs.Output(), "claimed against computed values, and exits non-zero if any figure does not match")
 		fmt.Fprintln(fs.Output(), "its claim at the precision the claim is stated to.")
+		fmt.Fprintln(fs.Output())
+		exitStatus(fs.Output(), "a figure that does not match its claim, a packet file that cannot be read", "")
 	}
-	if err := fs.Parse(args); err != nil {
+	paths, err := parseInterspersed(fs, args)
+	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil
 		}
 		return fmt.Errorf("%w: verify: %v", errUsage, err)
 	}
-	if fs.NArg() == 0 {
-		fs.Usage()
+	if len(paths) == 0 {
 		return fmt.Errorf("%w: verify: no packet file given", errUsage)
 	}
 	var failed []string
-	for i, path := range fs.Args() {
+	for i, path := range paths {
 		if i > 0 {
 			fmt.Fprintln(stdout)
 		}
