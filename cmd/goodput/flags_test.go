@@ -25,6 +25,8 @@ func TestFlagErrors(t *testing.T) {
 		{[]string{"incident", "render", "a.incident.yaml", "-o"}, "usage: incident render: flag needs an argument: -o", "incident render"},
 		{[]string{"incident", "site", "dir"}, "usage: incident site needs -o OUT", "incident site"},
 		{[]string{"incident", "bogus"}, `usage: unknown incident subcommand "bogus"`, "incident"},
+		{[]string{"version", "--short"}, "usage: version: flag provided but not defined: -short", "version"},
+		{[]string{"--version", "extra"}, "usage: version takes no arguments, got extra", "version"},
 	}
 	for _, tt := range tests {
 		var stdout, stderr bytes.Buffer
@@ -68,6 +70,7 @@ func TestHelpExitStatus(t *testing.T) {
 		{[]string{"incident", "check", "-h"}, "usage: goodput incident check [--lenient]", false},
 		{[]string{"incident", "render", "-h"}, "usage: goodput incident render", false},
 		{[]string{"incident", "site", "-h"}, "usage: goodput incident site", false},
+		{[]string{"version", "-h"}, "usage: goodput version", false},
 		{[]string{"help"}, "goodput: an overload lab", true},
 	}
 	for _, tt := range tests {

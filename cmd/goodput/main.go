@@ -11,6 +11,7 @@
 //	goodput schema scenario|incident
 //	goodput incident check [--lenient] FILE|DIR…
 //	goodput incident render|site …
+//	goodput version (or goodput --version)
 //
 // Every command exits 0 on success, 1 on an error (a bad input file, a failed invariant or
 // check, …), 2 on a usage error (a bad flag or argument: the error and a line pointing at
@@ -41,6 +42,7 @@ var commands = []command{
 	{"verify", "recompute a packet's declared arithmetic and compare it with the claimed figures", runVerify},
 	{"schema", "print the JSON Schema of a file format (scenario or incident)", runSchema},
 	{"incident", "check, render or index postmortem documents", runIncident},
+	{"version", "print the module version, VCS revision, Go version and model_version", runVersion},
 }
 
 // errUsage marks an error that is about how the command was called; main exits 2 for it.
@@ -80,6 +82,9 @@ func run(args []string, stdout, stderr io.Writer) error {
 		}
 		return nil
 	}
+	if args[0] == "--version" || args[0] == "-version" {
+		return usageHint("version", runVersion(args[1:], stdout, stderr))
+	}
 	for _, c := range commands {
 		if c.name == args[0] {
 			return usageHint(c.name, c.run(args[1:], stdout, stderr))
@@ -96,7 +101,7 @@ func usage(w io.Writer) {
 		fmt.Fprintf(w, "  %-9s %s\n", c.name, c.summary)
 	}
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "Run 'goodput COMMAND -h' for a command's flags.")
+	fmt.Fprintln(w, "Run 'goodput COMMAND -h' for a command's flags; 'goodput --version' is 'goodput version'.")
 	fmt.Fprintln(w)
 	exitStatus(w, "a bad input file, a failed invariant, a failed check, a file that cannot be written", "replay --fail-on-objectives, diff --fail-above")
 }
