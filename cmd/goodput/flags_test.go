@@ -16,6 +16,7 @@ func TestFlagErrors(t *testing.T) {
 	}{
 		{[]string{"replay", "x.scenario.yaml", "--shard", "3/2"}, `usage: replay: invalid value "3/2" for flag -shard: `, "replay"},
 		{[]string{"replay", "--bogus", "x.scenario.yaml"}, "usage: replay: flag provided but not defined: -bogus", "replay"},
+		{[]string{"replay", "x.yaml", "--fail-on-objectives", "a,,b"}, `usage: replay: invalid value "a,,b" for flag -fail-on-objectives: `, "replay"},
 		{[]string{"replay"}, "usage: replay needs a scenario file", "replay"},
 		{[]string{"merge", "--json=maybe"}, `usage: merge: invalid boolean value "maybe" for -json`, "merge"},
 		{[]string{"verify", "-x", "a.packet.yaml"}, "usage: verify: flag provided but not defined: -x", "verify"},
@@ -62,7 +63,7 @@ func TestHelpExitStatus(t *testing.T) {
 		usage string // the usage's first line
 		gate  bool   // the command has a gate: exit status 3
 	}{
-		{[]string{"replay", "-h"}, "usage: goodput replay FILE.scenario.yaml", false},
+		{[]string{"replay", "-h"}, "usage: goodput replay FILE.scenario.yaml", true},
 		{[]string{"merge", "-h"}, "usage: goodput merge", false},
 		{[]string{"verify", "--help"}, "usage: goodput verify", false},
 		{[]string{"schema", "-h"}, "usage: goodput schema", false},

@@ -4,8 +4,8 @@
 //
 // Usage:
 //
-//	goodput replay FILE.scenario.yaml [--seed N] [--out DIR] [--json] [--quiet]
-//	goodput replay FILE.scenario.yaml --trials N [--shard i/n] [--parallel N] [--out DIR] [--json]
+//	goodput replay FILE.scenario.yaml [--seed N] [--out DIR] [--json] [--quiet] [--fail-on-objectives ARM[,ARM…]] [--junit FILE]
+//	goodput replay FILE.scenario.yaml --trials N [--shard i/n] [--parallel N] [--out DIR] [--json] [--fail-on-objectives ARM[,ARM…]] [--junit FILE]
 //	goodput merge [--out DIR] [--json] SHARD...
 //	goodput verify FILE.packet.yaml
 //	goodput schema scenario|incident

@@ -83,9 +83,14 @@ func replayUsage(w io.Writer, fs *flag.FlagSet) {
 	fmt.Fprintln(w, "each figure and objective by combination) and vary.json (its manifest, which 'goodput")
 	fmt.Fprintln(w, "merge' reads to join a grid's shards).")
 	fmt.Fprintln(w)
+	fmt.Fprintln(w, "For CI: --fail-on-objectives ARM,… exits 3 when an objective of a named arm fails (in a")
+	fmt.Fprintln(w, "sweep: fails in any trial), after every output is written; the message names each with")
+	fmt.Fprintln(w, "its value and target. --junit FILE writes JUnit XML: a test suite per arm, a test case")
+	fmt.Fprintln(w, "per objective and per invariant (in a sweep, failed when it failed in any trial).")
+	fmt.Fprintln(w)
 	fs.PrintDefaults()
 	fmt.Fprintln(w)
-	exitStatus(w, "a bad scenario file, a failed invariant, an output that cannot be written", "")
+	exitStatus(w, "a bad scenario file, a failed invariant, an output that cannot be written", "an objective of an arm named by --fail-on-objectives failed")
 }
 
 // replayFlags are the parsed command line of 'goodput replay'.
@@ -104,6 +109,9 @@ type replayFlags struct {
 	packets   bool
 	shard     trials.Shard
 	parallel  int
+
+	failOn []string // --fail-on-objectives: the arms whose objectives gate the exit status
+	junit  string   // --junit FILE
 }
 
 // parseReplayFlags parses args, accepting flags before and after the scenario file.
@@ -147,6 +155,11 @@ func parseReplayFlags(args []string, stderr io.Writer) (replayFlags, error) {
 	})
 	fs.BoolVar(&f.packets, "packets", false, "in a sweep, also write each trial's packet directory to DIR/seed-N (needs --out)")
 	fs.IntVar(&f.parallel, "parallel", 0, "run `N` trials of a sweep at once (default: the CPUs divided by the arms, at least 1)")
+	fs.Func("fail-on-objectives", "exit 3 when an objective of an arm in `ARM[,ARM…]` fails (repeatable; in a sweep: fails in any trial)", func(v string) (err error) {
+		f.failOn, err = parseArmList(v, f.failOn)
+		return err
+	})
+	fs.StringVar(&f.junit, "junit", "", "write the objectives and invariants of every arm as JUnit XML to `FILE`")
 	fs.Usage = func() { replayUsage(stderr, fs) }
 
 	files, err := parseInterspersed(fs, args)
@@ -205,6 +218,9 @@ func replay(ctx context.Context, args []string, stdout, stderr io.Writer, env re
 			return fmt.Errorf("%s: %w", f.file, err)
 		}
 	}
+	if err := checkGateArms(f.failOn, sc); err != nil {
+		return err
+	}
 	seed := sc.Seed
 	if f.seedSet {
 		seed = f.seed
@@ -244,8 +260,8 @@ func overrideStrings(set []scenario.Override) []string {
 }
 
 // writeReplay writes the outputs of a finished replay: the packet directory, then the table
-// or packet.json on stdout. A failed invariant is an error, reported after everything is
-// written.
+// or packet.json on stdout, then the --junit file. A failed invariant is an error, reported
+// after everything is written, and so is a failed --fail-on-objectives gate.
 func writeReplay(p *packet.Packet, f replayFlags, stdout, stderr io.Writer) error {
 	if f.out != "" {
 		if err := writePacketDir(p, f.out); err != nil {
@@ -265,6 +281,10 @@ func writeReplay(p *packet.Packet, f replayFlags, stdout, stderr io.Writer) erro
 	if f.out != "" && !f.quiet {
 		fmt.Fprintf(stderr, "goodput: wrote %s, %s, %s and %s to %s\n", packet.JSONFile, packet.SeriesFile, packet.EventsFile, report.HTMLFile, f.out)
 	}
+	gates := replayOutcomes(p)
+	if err := gates.writeJUnit(f.junit); err != nil {
+		return err
+	}
 	var failed []string
 	for _, a := range p.Arms {
 		for _, inv := range a.Invariants {
@@ -276,7 +296,7 @@ func writeReplay(p *packet.Packet, f replayFlags, stdout, stderr io.Writer) erro
 	if len(failed) > 0 {
 		return fmt.Errorf("replay: invariant failed: %s", strings.Join(failed, "; "))
 	}
-	return nil
+	return gates.gate(f.failOn)
 }
 
 // writePacketDir writes the packet's data files and its report page to dir.

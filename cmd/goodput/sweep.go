@@ -47,6 +47,8 @@ func sweep(ctx context.Context, sc *scenario.Scenario, f replayFlags, first uint
 			return err
 		}
 	}
+	gates := sweepOutcomes(sc.Name, variants, grid)
+	env.run = gates.record(env.run)
 	var tp *trialProgress
 	if env.terminal && env.now != nil && !f.quiet {
 		// The bar's whole is every trial's simulated time, which a --vary value may change.
@@ -66,15 +68,24 @@ func sweep(ctx context.Context, sc *scenario.Scenario, f replayFlags, first uint
 		sums[i] = s
 	}
 	tp.finish()
+	if err := gates.writeJUnit(f.junit); err != nil {
+		return err
+	}
 	if len(f.vary) == 0 {
-		return writeSweep(sums[0], f.out, f.json, f.quiet, stdout, stderr)
+		if err := writeSweep(sums[0], f.out, f.json, f.quiet, stdout, stderr); err != nil {
+			return err
+		}
+		return gates.gate(f.failOn)
 	}
 	grid.Sums = sums
 	manifest := &trials.Grid{Paths: grid.Paths, Values: grid.Values}
 	for _, v := range variants {
 		manifest.Dirs = append(manifest.Dirs, filepath.ToSlash(v.dir))
 	}
-	return writeGrid(manifest, grid, f.out, f.quiet, stdout, stderr)
+	if err := writeGrid(manifest, grid, f.out, f.quiet, stdout, stderr); err != nil {
+		return err
+	}
+	return gates.gate(f.failOn)
 }
 
 // writeGrid writes a grid's sweeps: with out, each combination's trials.json and
