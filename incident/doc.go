@@ -72,8 +72,9 @@
 // due date, status or measurable validation, done without a done date, overdue at the
 // review date, or vague; contributing factors with neither an action item nor an
 // explicit acceptance; unknown placeholders; and replay claims the linked packet
-// contradicts. It warns about durations, ratios and clock times in prose that nothing
-// ties to the data.
+// contradicts. Durations, ratios and clock times in prose that nothing ties to the data
+// are errors too, or warnings with [CheckWith] and [CheckOptions] Lenient (goodput incident
+// check --lenient).
 //
 // # How prose figures are tied to data
 //
