@@ -81,12 +81,12 @@ func TestFailOnObjectives(t *testing.T) {
 		{
 			name: "failing arm", args: []string{"--fail-on-objectives", "protected,baseline"}, exit: 3,
 			err: "gate failed: replay: 3 objectives failed (--fail-on-objectives protected,baseline): " +
-				"baseline: goodput value 0.341, target ≥ 0.9; baseline: p99 value 600.1 ms, target ≤ 500 ms; " +
-				"baseline: normal value at least 900 s, target ≤ 600 s",
+				"baseline: goodput: value 0.341, target ≥ 0.9; baseline: p99: value 600.1 ms, target ≤ 500 ms; " +
+				"baseline: normal: value at least 900 s, target ≤ 600 s",
 		},
 		{
 			name: "sweep: any failed trial fails", args: []string{"--trials", "3", "--fail-on-objectives", "protected"}, exit: 3,
-			err: "gate failed: replay: objective failed (--fail-on-objectives protected): protected: p99 failed in 1 of 3 trials: seed 6 value 612.3 ms; target ≤ 500 ms",
+			err: "gate failed: replay: objective failed (--fail-on-objectives protected): protected: p99: failed in 1 of 3 trials (seed 6 value 612.3 ms), target ≤ 500 ms",
 		},
 		{name: "sweep: no failed trial", args: []string{"--trials", "3", "--seed", "7", "--fail-on-objectives", "protected"}, exit: 0},
 	}
@@ -153,7 +153,7 @@ func TestGateVaryEndToEnd(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	args := []string{smallScenario, "--trials", "2", "--vary", "load.schedule.0.rate=100/s,150/s", "--fail-on-objectives", "baseline", "--junit", junit, "--quiet"}
 	err := replay(context.Background(), args, &stdout, &stderr, realEnv)
-	if exitCode(err) != 3 || !strings.Contains(err.Error(), "baseline (load.schedule.0.rate=150/s): goodput failed in 2 of 2 trials: seed 3 value ") {
+	if exitCode(err) != 3 || !strings.Contains(err.Error(), "baseline (load.schedule.0.rate=150/s): goodput: failed in 2 of 2 trials (seed 3 value ") {
 		t.Fatalf("exit %d: %v", exitCode(err), err)
 	}
 	doc := readJUnit(t, junit)
@@ -172,12 +172,49 @@ func TestGateVaryEndToEnd(t *testing.T) {
 func TestGateEndToEnd(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	err := run([]string{"replay", smallScenario, "--quiet", "--fail-on-objectives", "protected"}, &stdout, &stderr)
-	if exitCode(err) != 3 || !strings.HasPrefix(err.Error(), "gate failed: replay: objective failed (--fail-on-objectives protected): protected: goodput value 0.8") ||
+	if exitCode(err) != 3 || !strings.HasPrefix(err.Error(), "gate failed: replay: objective failed (--fail-on-objectives protected): protected: goodput: value 0.8") ||
 		!strings.HasSuffix(err.Error(), ", target ≥ 0.9") {
 		t.Errorf("exit %d: %v", exitCode(err), err)
 	}
 	err = run([]string{"replay", smallScenario, "--quiet", "--set", "objectives.goodput.min=80%", "--fail-on-objectives", "protected"}, &stdout, &stderr)
 	if err != nil {
 		t.Errorf("with goodput ≥ 80%%: %v", err)
+	}
+}
+
+func TestTestCaseMessage(t *testing.T) {
+	many := testCase{name: "p99", objective: true, target: "≤ 500 ms", trials: 8}
+	for seed := range uint64(7) {
+		many.failures = append(many.failures, trialFailure{seed: seed + 1, text: "value 600 ms"})
+	}
+	inv := testCase{name: "conservation", trials: 3, failures: []trialFailure{{seed: 6, text: "off by one"}}}
+	tests := []struct {
+		c     testCase
+		sweep bool
+		want  string
+	}{
+		{many, true, "failed in 7 of 8 trials (seed 1 value 600 ms, seed 2 value 600 ms, seed 3 value 600 ms, seed 4 value 600 ms, seed 5 value 600 ms, and 2 more), target ≤ 500 ms"},
+		{many, false, "value 600 ms, target ≤ 500 ms"},
+		{inv, true, "failed in 1 of 3 trials (seed 6: off by one)"},
+		{inv, false, "off by one"},
+	}
+	for _, tt := range tests {
+		if got := tt.c.message(tt.sweep); got != tt.want {
+			t.Errorf("%s, sweep %v:\n got %s\nwant %s", tt.c.name, tt.sweep, got, tt.want)
+		}
+	}
+	for _, o := range []struct {
+		o      packet.Objective
+		value  string
+		target string
+	}{
+		{packet.Objective{Unit: "/s", Op: ">=", Target: 7800, Value: 7712.4}, "value 7712.4/s", "≥ 7800/s"},
+		{packet.Objective{Unit: "", Op: "<=", Target: 0, Value: 3}, "value 3", "≤ 0"},
+		{packet.Objective{Unit: "x", Op: "in", Target: 1.5, Value: 1.6}, "value 1.6", "within bounds, maximum 1.5"},
+		{packet.Objective{Unit: "ms", Op: "<=", Target: 500, NoData: true}, "no value", "≤ 500 ms"},
+	} {
+		if v, tg := objectiveValue(o.o), objectiveTarget(o.o); v != o.value || tg != o.target {
+			t.Errorf("%+v: %q, %q; want %q, %q", o.o, v, tg, o.value, o.target)
+		}
 	}
 }

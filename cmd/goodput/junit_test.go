@@ -67,11 +67,11 @@ func TestJUnit(t *testing.T) {
 			golden: "junit-sweep.golden", args: []string{"--trials", "3"},
 			failures: map[string]map[string]string{
 				"baseline": {
-					"goodput": "failed in 3 of 3 trials: seed 5 value 0.341, seed 6 value 0.341, seed 7 value 0.341; target ≥ 0.9",
-					"p99":     "failed in 3 of 3 trials: seed 5 value 600.1 ms, seed 6 value 600.1 ms, seed 7 value 600.1 ms; target ≤ 500 ms",
-					"normal":  "failed in 3 of 3 trials: seed 5 value at least 900 s, seed 6 value at least 900 s, seed 7 value at least 900 s; target ≤ 600 s",
+					"goodput": "failed in 3 of 3 trials (seed 5 value 0.341, seed 6 value 0.341, seed 7 value 0.341), target ≥ 0.9",
+					"p99":     "failed in 3 of 3 trials (seed 5 value 600.1 ms, seed 6 value 600.1 ms, seed 7 value 600.1 ms), target ≤ 500 ms",
+					"normal":  "failed in 3 of 3 trials (seed 5 value at least 900 s, seed 6 value at least 900 s, seed 7 value at least 900 s), target ≤ 600 s",
 				},
-				"protected": {"p99": "failed in 1 of 3 trials: seed 6 value 612.3 ms; target ≤ 500 ms"},
+				"protected": {"p99": "failed in 1 of 3 trials (seed 6 value 612.3 ms), target ≤ 500 ms"},
 			},
 		},
 	}
