@@ -15,8 +15,8 @@ import (
 )
 
 // fuzzMaxEvents is FuzzReplay's event budget per arm: its scenarios are small (at most
-// 30 s at a few hundred requests a second), and a run that needs more is stopped.
-const fuzzMaxEvents = 1_000_000
+// 20 s at a few hundred requests a second), and a run that needs more is stopped.
+const fuzzMaxEvents = 300_000
 
 // fuzzBases are the scenarios FuzzReplay starts from, by the first byte of its input (0:
 // the minimal scenario, minimalScenario): the examples and the test scenarios, shrunk to
@@ -53,7 +53,7 @@ func FuzzReplay(f *testing.F) {
 		if err != nil {
 			f.Fatal(err)
 		}
-		bases = append(bases, shrink(sc, 10*time.Second))
+		bases = append(bases, shrink(sc, 5*time.Second))
 	}
 	for i := range bases {
 		f.Add([]byte{byte(i)})                              // the base as it is
@@ -223,7 +223,7 @@ func copyScenario(sc *scenario.Scenario) (*scenario.Scenario, error) {
 
 // shrink cuts sc to a fuzzer's size: its clock to d with every time on it scaled alike
 // (rate steps, faults, health checks, cold starts, objective windows), its rates to at
-// most 300/s, and its fleet, pools and caches to a few of each.
+// most 150/s, and its fleet, pools and caches to a few of each.
 func shrink(sc *scenario.Scenario, d time.Duration) *scenario.Scenario {
 	k := float64(d) / float64(sc.Clock.Duration)
 	scale := func(x scenario.Duration) scenario.Duration { return scenario.Duration(float64(x) * k) }
@@ -236,8 +236,8 @@ func shrink(sc *scenario.Scenario, d time.Duration) *scenario.Scenario {
 	for i := range sc.Load.Schedule {
 		st := &sc.Load.Schedule[i]
 		st.At = scale(st.At)
-		if peak > 300 {
-			st.Rate = scenario.Rate(float64(st.Rate) * 300 / peak)
+		if peak > 150 {
+			st.Rate = scenario.Rate(float64(st.Rate) * 150 / peak)
 		}
 	}
 	sc.Load.Keys.Count = min(sc.Load.Keys.Count, 1000)
@@ -294,13 +294,13 @@ func mutate(sc *scenario.Scenario, z *fuzzBytes) {
 	ms := time.Millisecond
 	switch z.intn(20) {
 	case 0: // a rate
-		sc.Load.Schedule[pick(len(sc.Load.Schedule))].Rate = scenario.Rate(z.between(0, 400))
+		sc.Load.Schedule[pick(len(sc.Load.Schedule))].Rate = scenario.Rate(z.between(0, 300))
 	case 1: // a rate step
 		at := z.dur(0, sc.Clock.Duration.Std())
-		sc.Load.Schedule = append(sc.Load.Schedule, scenario.RateStep{At: at, Rate: scenario.Rate(z.between(1, 400))})
+		sc.Load.Schedule = append(sc.Load.Schedule, scenario.RateStep{At: at, Rate: scenario.Rate(z.between(1, 300))})
 		slices.SortStableFunc(sc.Load.Schedule, func(a, b scenario.RateStep) int { return int(a.At - b.At) })
 	case 2: // the clock
-		sc.Clock.Duration = z.dur(5*time.Second, 30*time.Second)
+		sc.Clock.Duration = z.dur(2*time.Second, 20*time.Second)
 		sc.Clock.Tick = scenario.Duration([]time.Duration{100 * ms, 250 * ms, 500 * ms, time.Second}[z.intn(4)])
 		if z.bool() {
 			sc.Clock.Drain = z.dur(0, 5*time.Second)
