@@ -368,9 +368,11 @@ func mutate(sc *scenario.Scenario, z *fuzzBytes) {
 	case 10: // a health check
 		s := &t.Services[pick(len(t.Services))]
 		iv := z.dur(100*ms, 2*time.Second)
-		s.Health = scenario.Health{Interval: iv, Timeout: iv * scenario.Duration(z.between(1, 10)) / 10, Failures: z.between(0, 3), Successes: z.between(0, 2),
+		s.Health = scenario.Health{Interval: iv, Timeout: iv * scenario.Duration(z.between(1, 10)) / 10, Failures: z.between(0, 3),
 			Action: []string{scenario.HealthRemove, scenario.HealthRestart}[z.intn(2)]}
-		if s.Health.Action == scenario.HealthRestart {
+		if s.Health.Action == scenario.HealthRemove {
+			s.Health.Successes = z.between(0, 2)
+		} else {
 			s.Health.Restart = z.dur(0, 3*time.Second)
 			if z.bool() {
 				s.Health.Backoff = scenario.Backoff{Initial: z.dur(100*ms, time.Second)}
@@ -381,7 +383,16 @@ func mutate(sc *scenario.Scenario, z *fuzzBytes) {
 		s.Cold = scenario.Cold{Startup: z.dur(0, 5*time.Second), RateFactor: scenario.Factor(float64(z.between(1, 10)) / 10), For: z.dur(0, 5*time.Second)}
 	case 12: // a cache in front of a dependency stage
 		c := &sc.Classes[pick(len(sc.Classes))]
-		st := &c.Stages[pick(len(c.Stages))]
+		var calls []int // the stages a cache can serve: calls without a mutation
+		for i, st := range c.Stages {
+			if st.Dependency != "" && st.Mutation == "" {
+				calls = append(calls, i)
+			}
+		}
+		if len(calls) == 0 {
+			return
+		}
+		st := &c.Stages[calls[pick(len(calls))]]
 		target := t.Entries[0].Target
 		if c.Entry != "" {
 			for _, e := range t.Entries {
@@ -393,8 +404,16 @@ func mutate(sc *scenario.Scenario, z *fuzzBytes) {
 		name := fmt.Sprintf("k%d", len(t.Caches))
 		t.Caches = append(t.Caches, scenario.Cache{Name: name, Service: target, Entries: z.between(1, 200), EntrySize: scenario.Size(z.between(1, 64) << 10)})
 		st.Cache = name
-	case 13: // a memory limit
-		s := &t.Services[pick(len(t.Services))]
+	case 13: // a memory limit, for a service with a cache
+		if len(t.Caches) == 0 {
+			return
+		}
+		held := t.Caches[pick(len(t.Caches))].Service
+		i := slices.IndexFunc(t.Services, func(s scenario.Service) bool { return s.Name == held })
+		if i < 0 {
+			return
+		}
+		s := &t.Services[i]
 		s.Memory = scenario.Memory{Limit: scenario.Size(z.between(1, 64) << 20), PerAttempt: scenario.Size(z.between(0, 4096) << 10)}
 	case 14: // a fault
 		f := scenario.Fault{At: z.dur(0, sc.Clock.Duration.Std()), For: z.dur(0, sc.Clock.Duration.Std())}
