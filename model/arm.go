@@ -160,6 +160,8 @@ type arm struct {
 	armDone func(arm string, events uint64) // Options.ArmDone
 	hs      handles                         // the recorder's, by index
 
+	maxEvents uint64 // Options.MaxEvents: 0, or the most events the engine may deliver
+
 	// Connections in use to the trigger dependency, and their integral over the tick.
 	trigInUse int
 	trigLast  time.Duration

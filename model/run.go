@@ -2,6 +2,7 @@ package model
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -27,7 +28,14 @@ type Options struct {
 	// its engine delivered: for benchmarks and run logs. It is called from the arms'
 	// goroutines, possibly at the same time.
 	ArmDone func(arm string, events uint64)
+	// MaxEvents, when not zero, is the most events an arm's engine may deliver: an arm
+	// that reaches it stops, and Run returns an error wrapping [ErrMaxEvents]. A budget for
+	// fuzzing and for scenarios not to be trusted; zero means no limit.
+	MaxEvents uint64
 }
+
+// ErrMaxEvents is the error of a run stopped at Options.MaxEvents.
+var ErrMaxEvents = errors.New("model: event budget exhausted")
 
 // Version numbers the model's behaviour. It changes whenever a scenario and seed that
 // replayed before give other figures (a mechanism added or corrected, a draw moved), so
@@ -68,6 +76,7 @@ func run(ctx context.Context, sc *scenario.Scenario, opts Options, h *hooks) (*p
 		}
 		a.hooks = h
 		a.armDone = opts.ArmDone
+		a.maxEvents = opts.MaxEvents
 		arms[i] = a
 	}
 
@@ -273,7 +282,11 @@ func (a *arm) run(ctx context.Context, progress func(time.Duration)) (packet.Arm
 			return packet.Arm{}, err
 		}
 		end := min(t, p.duration)
-		a.s.Run(end)
+		if a.maxEvents == 0 {
+			a.s.Run(end)
+		} else if !a.s.RunLimit(end, a.maxEvents-a.s.Processed()) {
+			return packet.Arm{}, a.overBudget()
+		}
 		progress(end)
 		if end >= p.duration {
 			break
@@ -283,6 +296,9 @@ func (a *arm) run(ctx context.Context, progress func(time.Duration)) (packet.Arm
 	a.stopped = true
 	limit := p.duration + p.drain
 	for a.sl.lgLive > 0 && a.s.Step(limit) {
+		if a.maxEvents != 0 && a.s.Processed() >= a.maxEvents {
+			return packet.Arm{}, a.overBudget()
+		}
 	}
 	if a.sl.lgLive > 0 {
 		a.unfinished()
@@ -295,6 +311,11 @@ func (a *arm) run(ctx context.Context, progress func(time.Duration)) (packet.Arm
 		a.rec.RetryBudget(st.Requests, st.Retries)
 	}
 	return a.rec.Finish(p.objectives), nil
+}
+
+// overBudget is the error of an arm stopped at its event budget.
+func (a *arm) overBudget() error {
+	return fmt.Errorf("%w: arm %s delivered %d events by %v of simulated time (Options.MaxEvents)", ErrMaxEvents, a.name, a.s.Processed(), a.now())
 }
 
 // begin schedules what starts the arm's run: the rate changes, the faults, the first tick

@@ -186,6 +186,21 @@ func (s *Sim) Run(until time.Duration) {
 	}
 }
 
+// RunLimit is like [Sim.Run] but stops once n events have been delivered, and reports
+// whether it got to until (false: it stopped at n, the clock at the last event delivered).
+// Run is for the hot loop; RunLimit bounds a run whose events may not end (a fuzzer's).
+func (s *Sim) RunLimit(until time.Duration, n uint64) bool {
+	for stop := s.processed + n; s.processed < stop; {
+		if !s.Step(until) {
+			if until > s.now {
+				s.now = until
+			}
+			return true
+		}
+	}
+	return false
+}
+
 // String describes the clock for debugging.
 func (s *Sim) String() string {
 	return fmt.Sprintf("sim at %v (+%v), %d pending, %d processed", s.Now().UTC().Format(time.RFC3339Nano), s.now, s.q.len(), s.processed)

@@ -32,6 +32,7 @@ func runReplay(args []string, stdout, stderr io.Writer) error {
 	return replay(ctx, args, stdout, stderr, replayEnv{
 		load:     scenario.Load,
 		run:      runModel,
+		estimate: model.Estimate,
 		terminal: isTerminal(stderr),
 		now:      time.Now, // the progress bar is the one real-time part of a replay
 	})
@@ -50,6 +51,8 @@ type runScenario func(ctx context.Context, sc *scenario.Scenario, seed uint64, p
 type replayEnv struct {
 	load func(path string) (*scenario.Scenario, error)
 	run  runScenario
+	// estimate estimates a run's cost for the work budget (budget.go); nil checks none.
+	estimate func(*scenario.Scenario) (model.Cost, error)
 	// terminal reports whether stderr is a terminal: only then is a progress bar drawn.
 	terminal bool
 	// now reads the wall clock for the progress bar's delay; nil means no progress bar.
@@ -110,8 +113,9 @@ type replayFlags struct {
 	shard     trials.Shard
 	parallel  int
 
-	failOn []string // --fail-on-objectives: the arms whose objectives gate the exit status
-	junit  string   // --junit FILE
+	failOn []string    // --fail-on-objectives: the arms whose objectives gate the exit status
+	junit  string      // --junit FILE
+	budget budgetFlags // --max-memory, --max-requests, --dry-run
 }
 
 // parseReplayFlags parses args, accepting flags before and after the scenario file.
@@ -160,6 +164,7 @@ func parseReplayFlags(args []string, stderr io.Writer) (replayFlags, error) {
 		return err
 	})
 	fs.StringVar(&f.junit, "junit", "", "write the objectives and invariants of every arm as JUnit XML to `FILE`")
+	f.budget.register(fs)
 	fs.Usage = func() { replayUsage(stderr, fs) }
 
 	files, err := parseInterspersed(fs, args)
@@ -233,6 +238,9 @@ func replay(ctx context.Context, args []string, stdout, stderr io.Writer, env re
 		return sweep(ctx, sc, f, seed, n, stdout, stderr, env)
 	}
 
+	if done, err := checkBudget(f.budget, runPlan{file: f.file, variants: []variant{{sc: sc}}, trials: 1, parallel: 1}, f.quiet, stdout, stderr, env.estimate); done || err != nil {
+		return err
+	}
 	var (
 		bar    *progress
 		update func(done, total time.Duration)

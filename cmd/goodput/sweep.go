@@ -49,6 +49,10 @@ func sweep(ctx context.Context, sc *scenario.Scenario, f replayFlags, first uint
 	}
 	gates := sweepOutcomes(sc.Name, variants, grid)
 	env.run = gates.record(env.run)
+	rp := runPlan{file: f.file, variants: variants, trials: len(f.shard.Seeds(first, n)), parallel: trialsAtOnce(f.parallel, len(sc.Arms))}
+	if done, err := checkBudget(f.budget, rp, f.quiet, stdout, stderr, env.estimate); done || err != nil {
+		return err
+	}
 	var tp *trialProgress
 	if env.terminal && env.now != nil && !f.quiet {
 		// The bar's whole is every trial's simulated time, which a --vary value may change.
@@ -187,10 +191,7 @@ func runTrials(ctx context.Context, v variant, f replayFlags, first uint64, n in
 	if err != nil {
 		return nil, err
 	}
-	parallel := f.parallel
-	if parallel == 0 {
-		parallel = max(1, runtime.GOMAXPROCS(0)/max(1, len(v.sc.Arms)))
-	}
+	parallel := trialsAtOnce(f.parallel, len(v.sc.Arms))
 	cfg := trials.Config{Scenario: v.sc.Name, Digest: digest, Set: v.set, FirstSeed: first, Trials: n, Shard: f.shard, Parallel: parallel}
 	run := func(ctx context.Context, seed uint64, progress func(done, total time.Duration)) (*packet.Packet, error) {
 		p, err := env.run(ctx, v.sc, seed, progress)
@@ -203,6 +204,15 @@ func runTrials(ctx context.Context, v variant, f replayFlags, first uint64, n in
 		return p, err
 	}
 	return trials.Run(ctx, cfg, run, update)
+}
+
+// trialsAtOnce is how many trials of a sweep run at once: --parallel, or by default the
+// CPUs divided by the arms, at least 1.
+func trialsAtOnce(parallel, arms int) int {
+	if parallel == 0 {
+		parallel = max(1, runtime.GOMAXPROCS(0)/max(1, arms))
+	}
+	return parallel
 }
 
 // varySpec is --vary PATH=V1,V2,…: an input and the values a sweep runs it at.

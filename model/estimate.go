@@ -1,0 +1,327 @@
+package model
+
+import (
+	"math"
+	"slices"
+	"time"
+	"unsafe"
+
+	"github.com/goodput-lab/goodput/packet"
+	"github.com/goodput-lab/goodput/scenario"
+)
+
+// Cost is what a replay of a scenario will take, estimated from the scenario alone
+// without running it: get one with [Estimate], and compare it with a budget before
+// calling [Run]. The per-arm figures are upper bounds of what an arm measures (its
+// offered requests, its attempts, the events its engine delivers, its records in flight
+// at once), except Events, which is what a run typically takes; Memory and Wall are
+// figures for the whole run, every arm together.
+type Cost struct {
+	// Arms is the number of arms; they run at the same time, each on its own goroutine.
+	Arms int
+	// Requests is the logical requests an arm is offered: the integral of the rate
+	// schedule over the clock, with the shift faults' multipliers, plus six standard
+	// deviations of a Poisson count (a draw above it has a chance below 1e-9).
+	Requests int64
+	// ByClass is Requests by class, in the scenario's order (each with its own margin, so
+	// they add up to a little more than Requests).
+	ByClass []int64
+	// Attempts bounds an arm's attempts at every layer: for each request, every attempt
+	// its entry may send (1 + the entry's retries), counted by the entry and by the
+	// service it reaches, each making every try of every dependency stage of its class
+	// (1 + the dependency's retries).
+	Attempts int64
+	// Events is what an arm's engine typically delivers: every request answered at its
+	// first attempt, one event for its arrival and one for each dependency call and each
+	// run of consecutive work stages, no timeout firing; plus the ticks, health probes and
+	// faults. A run with timeouts and retries delivers more, up to EventsMax.
+	Events int64
+	// EventsMax bounds an arm's events: per request its arrival, its deadline and reserve
+	// timers, and for every attempt its timeout, its retry's backoff and, per stage, one
+	// event of work or, for every try of a call, its answer, its timeout and its retry's
+	// backoff; plus the ticks, every health probe with its timeout and kill, the instances'
+	// start and warm-up, the faults and the rate changes.
+	EventsMax int64
+	// PeakRate is the highest offered rate, per second, the shift faults included.
+	PeakRate float64
+	// Lifetime is the longest a caller keeps a request, over the arms: its entry's
+	// attempts with their timeouts and backoffs, cut at the class's deadline by a policy
+	// that propagates it; the whole run (the clock and the drain) where neither bounds it.
+	Lifetime time.Duration
+	// InFlight bounds the logical requests an arm holds at once, over the arms: the peak
+	// rate over Lifetime (with the Poisson margin), plus the requests that abandoned work
+	// keeps alive after their caller left, which the topology bounds: an attempt in a
+	// worker or a queue place of an instance (every instance a scale fault may add
+	// counted), a call holding a pool's connection, or, without a pool, living its service
+	// time (its 1 − 1e-6 quantile, the faults' included). An unbounded queue, or a
+	// dependency queue that no pool bounds, bounds nothing: InFlight is then Requests.
+	InFlight int64
+	// BytesPerRequest is the memory one request in flight takes: its record (the request
+	// with room for one attempt and one call), an attempt and a call of overflow, a key in
+	// an idempotency ledger, and, doubled for the rings that grow by doubling, two pending
+	// events, three timers, a place in an instance queue and one in a waiting list.
+	// TestEstimateBytesPerRequest checks it against the heap of a replay.
+	BytesPerRequest int64
+	// Memory is the whole run's peak memory, every arm together: InFlight ×
+	// BytesPerRequest per arm, plus each arm's fixed costs (the series' rows, one a tick,
+	// and the recorder's histograms).
+	Memory int64
+}
+
+// EventsPerSecond is the rate at which one arm's goroutine is assumed to deliver events
+// when [Cost.Wall] turns events into time: a conservative figure, about half of what the
+// Northstar replay runs at per arm on the project's 2-vCPU VM (10.5–13.1 M events/s over
+// both arms; docs/benchmarks.md).
+const EventsPerSecond = 3_000_000
+
+// Wall is the wall time the run is expected to take with procs goroutines running at
+// once: every arm's Events at [EventsPerSecond] each, the arms sharing min(procs, arms)
+// processors.
+func (c Cost) Wall(procs int) time.Duration {
+	par := max(1, min(procs, c.Arms))
+	s := float64(c.Events) * float64(c.Arms) / (EventsPerSecond * float64(par))
+	return time.Duration(math.Min(s*float64(time.Second), math.MaxInt64))
+}
+
+// Memory sizes used by the estimate, in bytes: the records of package model and what
+// the engine, the timer queues and the ledger keep for a request.
+const (
+	pendingEventBytes = 64 // an engine slot (sim's slot, 56 bytes) and its wheel link
+	timerBytes        = int64(unsafe.Sizeof(tqEntry{}))
+	ledgerKeyBytes    = 128 // a key (a base-36 identity), its record and its share of the map
+	waitingBytes      = 8   // a ref in a ring
+	queueItemBytes    = 16  // an item of control/queue's ring
+	// fixed costs of an arm's recorder: its histograms (HdrHistograms of latency, queue
+	// wait and remaining deadline per class, service time per dependency, and the
+	// per-tick ring) and what every run allocates whatever its load.
+	armBaseBytes  = 4 << 20
+	histBytes     = 64 << 10 // one HdrHistogram at the recorder's precision
+	rowExtraBytes = 16       // per name of a row's slices (layer attempts, gauges)
+)
+
+// bytesPerRequest is Cost.BytesPerRequest.
+func bytesPerRequest() int64 {
+	objects := int64(unsafe.Sizeof(record{})+unsafe.Sizeof(attempt{})+unsafe.Sizeof(call{})) + ledgerKeyBytes
+	return objects + 2*(2*pendingEventBytes+3*timerBytes+queueItemBytes+waitingBytes)
+}
+
+// Estimate estimates what a replay of sc costs (see [Cost]), without running it. It
+// validates sc as [Run] does and returns its errors.
+func Estimate(sc *scenario.Scenario) (Cost, error) {
+	p, err := compile(sc)
+	if err != nil {
+		return Cost{}, err
+	}
+	c := Cost{Arms: len(sc.Arms), BytesPerRequest: bytesPerRequest()}
+	mean, peak := p.offered()
+	c.PeakRate = peak
+	c.Requests = poissonBound(mean)
+	perReq := 0.0 // typical events per request, by share
+	var maxEvents, attempts float64
+	for i, cl := range p.classes {
+		share := p.share(i)
+		n := poissonBound(mean * share)
+		c.ByClass = append(c.ByClass, n)
+		ep := &p.entries[cl.entry]
+		tries := float64(1 + ep.retries.max)
+		typical, calls, perAttempt := 1.0, 0.0, 2.0 // arrival; an attempt's timeout and its retry's backoff
+		for j, st := range cl.stages {
+			switch {
+			case st.hasWork:
+				if j == 0 || !cl.stages[j-1].hasWork {
+					typical++
+				}
+				perAttempt++
+			default:
+				t := float64(1 + p.deps[st.dep].retries.max)
+				typical++
+				calls += t
+				perAttempt += 3 * t // answer, timeout, retry's backoff
+			}
+		}
+		perReq += share * typical
+		attempts += float64(n) * tries * (2 + calls)
+		maxEvents += float64(n) * (3 + tries*perAttempt) // arrival, deadline, reserve
+	}
+	fixed := p.fixedEvents()
+	c.Attempts = ceil64(attempts)
+	c.Events = ceil64(perReq*mean + fixed)
+	c.EventsMax = ceil64(maxEvents + fixed)
+
+	whole := p.duration + p.drain
+	for _, ad := range sc.Arms {
+		life := p.callerLife(ad.Policy)
+		inflight := float64(c.Requests)
+		if life < whole {
+			c.Lifetime = max(c.Lifetime, life)
+			if orphans, ok := p.orphans(peak); ok {
+				inflight = math.Min(inflight, float64(poissonBound(peak*life.Seconds()))+orphans)
+			}
+		} else {
+			c.Lifetime = whole
+		}
+		c.InFlight = max(c.InFlight, ceil64(inflight))
+		c.Memory = ceil64(float64(c.Memory) + inflight*float64(c.BytesPerRequest) + float64(p.fixedBytes()))
+	}
+	return c, nil
+}
+
+// offered returns the expected requests offered over the clock and the peak rate: the
+// schedule's steps and the shift faults' multipliers, integrated piece by piece.
+func (p *plan) offered() (mean, peak float64) {
+	cuts := []time.Duration{0, p.duration}
+	for _, st := range p.schedule {
+		cuts = append(cuts, st.at)
+	}
+	for _, f := range p.faults {
+		if f.kind == faultShift {
+			cuts = append(cuts, f.at, f.end)
+		}
+	}
+	slices.Sort(cuts)
+	for i := 0; i+1 < len(cuts); i++ {
+		from, to := cuts[i], min(cuts[i+1], p.duration)
+		if to <= from {
+			continue
+		}
+		r := p.rateAt(from)
+		for _, f := range p.faults {
+			if f.kind == faultShift && f.at <= from && (f.end == 0 || f.end > from) {
+				r *= f.factor
+			}
+		}
+		mean += r * (to - from).Seconds()
+		peak = max(peak, r)
+	}
+	return mean, peak
+}
+
+// share is class i's share of the offered load.
+func (p *plan) share(i int) float64 {
+	if i == 0 {
+		return p.classes[0].cum
+	}
+	return p.classes[i].cum - p.classes[i-1].cum
+}
+
+// callerLife is the longest an entry keeps a request under policy pol: every attempt's
+// timeout and every retry's backoff, cut at the class's deadline when the policy
+// propagates it; the whole run where neither bounds it.
+func (p *plan) callerLife(pol scenario.Policy) time.Duration {
+	whole := p.duration + p.drain
+	var life time.Duration
+	for _, cl := range p.classes {
+		e := p.entries[cl.entry]
+		l := whole
+		if e.timeout > 0 {
+			l = time.Duration(e.retries.max+1)*e.timeout + time.Duration(e.retries.max)*e.retries.backoff
+		}
+		if pol.Deadline.Propagate {
+			l = min(l, cl.deadline)
+		}
+		life = max(life, min(l, whole))
+	}
+	return life
+}
+
+// orphans bounds the requests kept alive by work their caller abandoned (see
+// Cost.InFlight), with the peak offered rate peak; false when the topology bounds
+// nothing.
+func (p *plan) orphans(peak float64) (float64, bool) {
+	insts := make([]int, len(p.services)) // every instance the run can have
+	for i, s := range p.services {
+		insts[i] = s.instances
+	}
+	for _, f := range p.faults {
+		if f.kind == faultScale {
+			insts[f.target] += f.add
+		}
+	}
+	n := 0.0
+	for i, s := range p.services {
+		if s.queueCap == 0 {
+			return 0, false
+		}
+		n += float64(insts[i] * (s.workers + s.queueCap))
+	}
+	for d, dp := range p.deps {
+		callers, rate := 0, 0.0 // instances that may call d, and d's peak rate of calls
+		for i, cl := range p.classes {
+			share := p.share(i)
+			tries := float64(1 + p.entries[cl.entry].retries.max)
+			for _, st := range cl.stages {
+				if st.dep == d {
+					callers = max(callers, insts[p.entries[cl.entry].target])
+					rate += peak * share * tries * float64(1+dp.retries.max)
+				}
+			}
+		}
+		switch {
+		case dp.pool > 0:
+			n += float64(callers * dp.pool)
+		case dp.concurrency > 0:
+			return 0, false // an unbounded queue at the dependency
+		default:
+			tail := dp.ln.exact(1 - 1e-6)
+			for _, f := range p.faults {
+				if f.kind == faultDep && f.target == d && f.serviceTime != nil {
+					tail = max(tail, f.ln.exact(1-1e-6))
+				}
+			}
+			n += rate * tail / float64(time.Second)
+		}
+	}
+	return n, true
+}
+
+// fixedEvents bounds the events that do not come with requests: ticks, health probes
+// (each with its timeout and a kill), instances starting and warming up, faults and rate
+// changes.
+func (p *plan) fixedEvents() float64 {
+	n := float64(p.duration/p.tick) + 1 + 2*float64(len(p.faults)) + float64(len(p.schedule))
+	insts := 0
+	for _, s := range p.services {
+		insts += s.instances
+	}
+	for _, f := range p.faults {
+		if f.kind == faultScale {
+			insts += f.add
+			n += 2 * float64(f.add)
+		}
+	}
+	for _, s := range p.services {
+		if h := s.health; h != nil {
+			probes := float64(insts) * (float64((p.duration+p.drain)/h.every) + 1)
+			n += 5 * probes // probe, timeout, kill, start, warm
+		}
+	}
+	return n
+}
+
+// fixedBytes is what an arm holds whatever its load: the recorder's histograms and the
+// series, one row a tick.
+func (p *plan) fixedBytes() int64 {
+	ticks := int64(p.duration/p.tick) + 1
+	names := int64(len(p.layers) + len(p.deps) + len(p.caches))
+	hists := int64(3*len(p.classes) + len(p.deps) + len(p.objectives) + 8)
+	return armBaseBytes + hists*histBytes + ticks*(rowBytes+names*rowExtraBytes)
+}
+
+// rowBytes is one row of the series.
+const rowBytes = int64(unsafe.Sizeof(packet.Row{}))
+
+// poissonBound is the mean of a Poisson count plus six standard deviations, rounded up.
+func poissonBound(mean float64) int64 {
+	if mean <= 0 {
+		return 0
+	}
+	return ceil64(mean + 6*math.Sqrt(mean) + 1)
+}
+
+// ceil64 rounds x up to an int64, saturating.
+func ceil64(x float64) int64 {
+	if !(x < math.MaxInt64) {
+		return math.MaxInt64
+	}
+	return int64(math.Ceil(x))
+}

@@ -1,0 +1,512 @@
+package model
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/goodput-lab/goodput/scenario"
+)
+
+// fuzzMaxEvents is FuzzReplay's event budget per arm: its scenarios are small (at most
+// 20 s at a few hundred requests a second), and a run that needs more is stopped.
+const fuzzMaxEvents = 300_000
+
+// fuzzBases are the scenarios FuzzReplay starts from, by the first byte of its input (0:
+// the minimal scenario, minimalScenario): the examples and the test scenarios, shrunk to
+// a fuzzer's size by shrink.
+var fuzzBases = []string{
+	"examples/single-server/single-server.scenario.yaml",
+	"cmd/goodput/testdata/small.scenario.yaml",
+	"examples/northstar/northstar.scenario.yaml",
+	"examples/northstar/health/northstar-health.scenario.yaml",
+	"examples/northstar/cache/northstar-cache.scenario.yaml",
+	"small", // the small scenario of model_test.go
+}
+
+// FuzzReplay replays random small scenarios: a base (the first byte: the minimal scenario
+// or one of fuzzBases, shrunk) changed by the mutations the other bytes pick — services,
+// dependencies, caches, health checks, classes, stages, entries, faults, arms and their
+// policies added or changed. A scenario that fails validation is skipped. Each one is
+// replayed twice with the same seed under an event budget, and the test fails on a panic,
+// an error other than the budget (or the budget's where the estimate says the run needs
+// less), a failed invariant, two packets that differ, or a run above its estimate's bounds
+// (offered requests, attempts, events).
+//
+//	go test -run '^$' -fuzz FuzzReplay -fuzztime 5m ./model/
+func FuzzReplay(f *testing.F) {
+	bases := []*scenario.Scenario{minimalScenario()}
+	for _, path := range fuzzBases {
+		var sc *scenario.Scenario
+		var err error
+		if path == "small" {
+			sc, err = scenario.Decode("small.scenario.yaml", []byte(small))
+		} else {
+			sc, err = scenario.Load(filepath.Join("..", path))
+		}
+		if err != nil {
+			f.Fatal(err)
+		}
+		bases = append(bases, shrink(sc, 5*time.Second))
+	}
+	for i := range bases {
+		f.Add([]byte{byte(i)})                              // the base as it is
+		f.Add([]byte{byte(i), 15, 3, 1, 200, 16, 1, 7, 14}) // with an arm and a fault more
+	}
+	f.Add([]byte{0, 5, 1, 20, 60, 10, 2, 6, 0, 1, 1, 0, 12, 0, 0, 10, 0, 1, 4, 1, 1})
+	f.Add([]byte{0, 4, 2, 3, 8, 10, 6, 0, 0, 3, 9, 0, 2, 100, 14, 1, 40, 20, 16, 0, 5, 1})
+	f.Fuzz(func(t *testing.T, in []byte) {
+		z := &fuzzBytes{b: in}
+		base := bases[z.intn(len(bases))]
+		sc, err := copyScenario(base)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for range 24 {
+			if len(z.b) == 0 {
+				break
+			}
+			mutate(sc, z)
+		}
+		if err := sc.Validate(); err != nil {
+			t.Skip(err)
+		}
+		checkReplay(t, sc, uint64(z.intn(256)))
+	})
+}
+
+// checkReplay is FuzzReplay's check of one scenario.
+func checkReplay(t *testing.T, sc *scenario.Scenario, seed uint64) {
+	est, err := Estimate(sc)
+	if err != nil {
+		t.Fatalf("estimate: %v", err)
+	}
+	if est.EventsMax > 20*fuzzMaxEvents {
+		t.Skipf("estimated up to %d events an arm, far above the budget", est.EventsMax)
+	}
+	replay := func() ([]byte, map[string]uint64) {
+		events := map[string]uint64{}
+		done := make(chan struct{}, 1)
+		done <- struct{}{}
+		pk, err := Run(context.Background(), sc, Options{Seed: seed, MaxEvents: fuzzMaxEvents, ArmDone: func(arm string, n uint64) {
+			<-done
+			events[arm] = n
+			done <- struct{}{}
+		}})
+		if errors.Is(err, ErrMaxEvents) {
+			if est.EventsMax < fuzzMaxEvents {
+				t.Fatalf("%v, although the estimate bounds an arm's events by %d", err, est.EventsMax)
+			}
+			t.Skip(err)
+		}
+		if err != nil {
+			t.Fatalf("run: %v", err)
+		}
+		for _, a := range pk.Arms {
+			for _, inv := range a.Invariants {
+				if !inv.Pass {
+					t.Errorf("%s: invariant %s failed: %s", a.Name, inv.Name, inv.Message)
+				}
+			}
+			if tot := a.Totals; tot.Offered > est.Requests || tot.Attempts > est.Attempts || int64(events[a.Name]) > est.EventsMax {
+				t.Errorf("%s: offered %d, attempts %d, events %d; above the estimate's %d, %d, %d", a.Name, tot.Offered, tot.Attempts, events[a.Name], est.Requests, est.Attempts, est.EventsMax)
+			}
+		}
+		b, err := json.Marshal(pk)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b, events
+	}
+	first, ev1 := replay()
+	second, ev2 := replay()
+	if !bytes.Equal(first, second) || fmt.Sprint(ev1) != fmt.Sprint(ev2) {
+		t.Fatalf("two replays with seed %d differ (events %v and %v)", seed, ev1, ev2)
+	}
+	if t.Failed() {
+		b, _ := json.Marshal(sc)
+		t.Logf("scenario: %s", b)
+	}
+}
+
+// TestMaxEvents: a run stopped by Options.MaxEvents returns ErrMaxEvents, and a budget it
+// stays under changes nothing in its packet.
+func TestMaxEvents(t *testing.T) {
+	sc := decode(t, small)
+	_, err := Run(context.Background(), sc, Options{Seed: 1, MaxEvents: 5000})
+	if !errors.Is(err, ErrMaxEvents) {
+		t.Fatalf("run with 5,000 events: %v, want ErrMaxEvents", err)
+	}
+	want := packetJSON(t, sc, 1)
+	pk, err := Run(context.Background(), sc, Options{Seed: 1, MaxEvents: 10_000_000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := json.Marshal(pk)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Error("a run under its event budget gave another packet than one without a budget")
+	}
+}
+
+// fuzzBytes hands out the fuzzer's bytes as choices; once they run out, every choice is 0.
+type fuzzBytes struct{ b []byte }
+
+func (z *fuzzBytes) byte() byte {
+	if len(z.b) == 0 {
+		return 0
+	}
+	c := z.b[0]
+	z.b = z.b[1:]
+	return c
+}
+
+// intn is a choice in [0, n), n at most 65536.
+func (z *fuzzBytes) intn(n int) int {
+	if n <= 1 {
+		return 0
+	}
+	v := int(z.byte())
+	if n > 256 {
+		v = v<<8 | int(z.byte())
+	}
+	return v % n
+}
+
+func (z *fuzzBytes) bool() bool { return z.byte()&1 == 1 }
+
+// between is a choice in [lo, hi].
+func (z *fuzzBytes) between(lo, hi int) int { return lo + z.intn(hi-lo+1) }
+
+// dur is a duration in [lo, hi] in steps of (hi-lo)/255.
+func (z *fuzzBytes) dur(lo, hi time.Duration) scenario.Duration {
+	return scenario.Duration(lo + (hi-lo)*time.Duration(z.byte())/255)
+}
+
+// minimalScenario is one class of one work stage through one entry to one service, under
+// one arm with no controls.
+func minimalScenario() *scenario.Scenario {
+	return &scenario.Scenario{
+		Name:  "fuzz",
+		Clock: scenario.Clock{Duration: scenario.Duration(10 * time.Second), Tick: scenario.Duration(time.Second)},
+		Load:  scenario.Traffic{Schedule: []scenario.RateStep{{Rate: 100}}},
+		Classes: []scenario.Class{{Name: "c0", Share: 1, Deadline: scenario.Duration(500 * time.Millisecond),
+			Stages: []scenario.Stage{{Name: "w", Work: scenario.Dist{Mean: scenario.Duration(5 * time.Millisecond)}}}}},
+		Topology: scenario.Topology{
+			Entries:  []scenario.Entry{{Name: "e0", Target: "s0", Timeout: scenario.Duration(300 * time.Millisecond)}},
+			Services: []scenario.Service{{Name: "s0", Instances: 2, Workers: 2, Queue: scenario.Queue{Capacity: 20}}},
+		},
+		Arms: []scenario.Arm{{Name: "a0"}},
+	}
+}
+
+// copyScenario copies sc deeply, through JSON.
+func copyScenario(sc *scenario.Scenario) (*scenario.Scenario, error) {
+	b, err := json.Marshal(sc)
+	if err != nil {
+		return nil, err
+	}
+	var out scenario.Scenario
+	if err := json.Unmarshal(b, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// shrink cuts sc to a fuzzer's size: its clock to d with every time on it scaled alike
+// (rate steps, faults, health checks, cold starts, objective windows), its rates to at
+// most 150/s, and its fleet, pools and caches to a few of each.
+func shrink(sc *scenario.Scenario, d time.Duration) *scenario.Scenario {
+	k := float64(d) / float64(sc.Clock.Duration)
+	scale := func(x scenario.Duration) scenario.Duration { return scenario.Duration(float64(x) * k) }
+	sc.Clock.Duration = scenario.Duration(d)
+	sc.Clock.Drain = scale(sc.Clock.Drain)
+	peak := 0.0
+	for _, st := range sc.Load.Schedule {
+		peak = max(peak, float64(st.Rate))
+	}
+	for i := range sc.Load.Schedule {
+		st := &sc.Load.Schedule[i]
+		st.At = scale(st.At)
+		if peak > 150 {
+			st.Rate = scenario.Rate(float64(st.Rate) * 150 / peak)
+		}
+	}
+	sc.Load.Keys.Count = min(sc.Load.Keys.Count, 1000)
+	for i := range sc.Topology.Services {
+		s := &sc.Topology.Services[i]
+		s.Instances, s.Workers = min(s.Instances, 3), min(s.Workers, 8)
+		if s.Queue.Capacity > 0 {
+			s.Queue.Capacity = min(s.Queue.Capacity, 50)
+		}
+		s.Cold.Startup, s.Cold.For = scale(s.Cold.Startup), scale(s.Cold.For)
+		if h := &s.Health; h.Interval > 0 {
+			h.Interval = max(scale(h.Interval), scenario.Duration(100*time.Millisecond))
+			h.Timeout = min(h.Timeout, h.Interval)
+			h.Restart = scale(h.Restart)
+			h.Backoff.Initial, h.Backoff.Max, h.Backoff.Reset = scale(h.Backoff.Initial), scale(h.Backoff.Max), scale(h.Backoff.Reset)
+		}
+	}
+	for i := range sc.Topology.Dependencies {
+		dp := &sc.Topology.Dependencies[i]
+		if dp.Pool.PerInstance > 0 {
+			dp.Pool.PerInstance = min(dp.Pool.PerInstance, 4)
+		}
+		if dp.Concurrency > 0 {
+			dp.Concurrency = min(dp.Concurrency, 16)
+		}
+	}
+	for i := range sc.Topology.Caches {
+		sc.Topology.Caches[i].Entries = min(sc.Topology.Caches[i].Entries, 100)
+	}
+	for i := range sc.Faults {
+		f := &sc.Faults[i]
+		f.At, f.For = scale(f.At), scale(f.For)
+		if f.Scale != nil {
+			f.Scale.Add = min(f.Scale.Add, 3)
+		}
+	}
+	for i := range sc.Objectives {
+		o := &sc.Objectives[i]
+		o.After = scale(o.After)
+		if o.Window != nil {
+			o.Window.From, o.Window.To = scale(o.Window.From), scale(o.Window.To)
+		}
+	}
+	for i := range sc.Alerts {
+		sc.Alerts[i].For = scale(sc.Alerts[i].For)
+	}
+	return sc
+}
+
+// mutate makes one change to sc, chosen by z.
+func mutate(sc *scenario.Scenario, z *fuzzBytes) {
+	t := &sc.Topology
+	pick := func(n int) int { return z.intn(max(n, 1)) }
+	ms := time.Millisecond
+	switch z.intn(20) {
+	case 0: // a rate
+		sc.Load.Schedule[pick(len(sc.Load.Schedule))].Rate = scenario.Rate(z.between(0, 300))
+	case 1: // a rate step
+		at := z.dur(0, sc.Clock.Duration.Std())
+		sc.Load.Schedule = append(sc.Load.Schedule, scenario.RateStep{At: at, Rate: scenario.Rate(z.between(1, 300))})
+		slices.SortStableFunc(sc.Load.Schedule, func(a, b scenario.RateStep) int { return int(a.At - b.At) })
+	case 2: // the clock
+		sc.Clock.Duration = z.dur(2*time.Second, 20*time.Second)
+		sc.Clock.Tick = scenario.Duration([]time.Duration{100 * ms, 250 * ms, 500 * ms, time.Second}[z.intn(4)])
+		if z.bool() {
+			sc.Clock.Drain = z.dur(0, 5*time.Second)
+		}
+	case 3: // arrivals and keys
+		sc.Load.Arrivals = []string{"", scenario.ArrivalsPoisson, scenario.ArrivalsUniform}[z.intn(3)]
+		sc.Load.Keys = scenario.Keys{Count: z.between(0, 2000), Zipf: []float64{0, 1.1, 1.5, 2}[z.intn(4)]}
+	case 4: // a service
+		t.Services = append(t.Services, scenario.Service{
+			Name: fmt.Sprintf("s%d", len(t.Services)), Instances: z.between(1, 4), Workers: z.between(1, 8),
+			Queue: scenario.Queue{Capacity: z.between(0, 50)}, Router: []string{"", scenario.RouterRoundRobin, scenario.RouterRandom, scenario.RouterLeastLoaded}[z.intn(4)],
+		})
+		if len(t.Entries) > 0 {
+			t.Entries[pick(len(t.Entries))].Target = t.Services[len(t.Services)-1].Name
+		}
+	case 5: // a dependency
+		p50 := z.dur(ms, 50*ms)
+		t.Dependencies = append(t.Dependencies, scenario.Dependency{
+			Name:        fmt.Sprintf("d%d", len(t.Dependencies)),
+			ServiceTime: scenario.Quantiles{P50: p50, P99: p50 * scenario.Duration(z.between(1, 10))},
+			ErrorRate:   scenario.Fraction(float64(z.intn(4)) / 10),
+			Concurrency: z.between(0, 8), Pool: scenario.Pool{PerInstance: z.between(0, 8)},
+			Timeout: z.dur(0, 300*ms), Retries: retries(z), Keyed: z.bool(),
+		})
+	case 6: // a stage
+		c := &sc.Classes[pick(len(sc.Classes))]
+		st := scenario.Stage{Name: fmt.Sprintf("st%d", len(c.Stages)), Optional: z.bool()}
+		if len(t.Dependencies) > 0 && z.bool() {
+			st.Dependency = t.Dependencies[pick(len(t.Dependencies))].Name
+			if !st.Optional && z.intn(3) == 0 {
+				st.Mutation = []string{scenario.MutationPaymentAuthorization, scenario.MutationOrderCommit}[z.intn(2)]
+			}
+		} else {
+			switch z.intn(3) {
+			case 0:
+				st.Work.Constant = z.dur(ms/10, 20*ms)
+			case 1:
+				st.Work.Mean = z.dur(ms/10, 20*ms)
+			default:
+				st.Work.P50 = z.dur(ms/10, 10*ms)
+				st.Work.P99 = st.Work.P50 * scenario.Duration(z.between(1, 8))
+			}
+		}
+		if st.Optional && z.bool() {
+			st.Fallback = scenario.FallbackConservative
+		}
+		c.Stages = append(c.Stages, st)
+	case 7: // a class
+		sc.Classes = append(sc.Classes, scenario.Class{
+			Name: fmt.Sprintf("c%d", len(sc.Classes)), Deadline: z.dur(50*ms, 2*time.Second),
+			Admission:  []string{"", scenario.AdmissionContinuation, scenario.AdmissionLookup, scenario.AdmissionStandard, scenario.AdmissionSheddable}[z.intn(5)],
+			Idempotent: z.bool(),
+			Stages:     []scenario.Stage{{Name: "w", Work: scenario.Dist{Mean: z.dur(ms/10, 10*ms)}}},
+		})
+		for i := range sc.Classes {
+			sc.Classes[i].Share = scenario.Fraction(1 / float64(len(sc.Classes)))
+		}
+	case 8: // an entry
+		t.Entries = append(t.Entries, scenario.Entry{Name: fmt.Sprintf("e%d", len(t.Entries)), Target: t.Services[pick(len(t.Services))].Name, Timeout: z.dur(0, 500*ms), Retries: retries(z)})
+		sc.Classes[pick(len(sc.Classes))].Entry = t.Entries[len(t.Entries)-1].Name
+	case 9: // an entry's timeout and retries, a class's deadline
+		e := &t.Entries[pick(len(t.Entries))]
+		e.Timeout, e.Retries = z.dur(0, 500*ms), retries(z)
+		sc.Classes[pick(len(sc.Classes))].Deadline = z.dur(20*ms, 2*time.Second)
+	case 10: // a health check
+		s := &t.Services[pick(len(t.Services))]
+		iv := z.dur(100*ms, 2*time.Second)
+		s.Health = scenario.Health{Interval: iv, Timeout: iv * scenario.Duration(z.between(1, 10)) / 10, Failures: z.between(0, 3),
+			Action: []string{scenario.HealthRemove, scenario.HealthRestart}[z.intn(2)]}
+		if s.Health.Action == scenario.HealthRemove {
+			s.Health.Successes = z.between(0, 2)
+		} else {
+			s.Health.Restart = z.dur(0, 3*time.Second)
+			if z.bool() {
+				s.Health.Backoff = scenario.Backoff{Initial: z.dur(100*ms, time.Second)}
+			}
+		}
+	case 11: // cold instances
+		s := &t.Services[pick(len(t.Services))]
+		s.Cold = scenario.Cold{Startup: z.dur(0, 5*time.Second), RateFactor: scenario.Factor(float64(z.between(1, 10)) / 10), For: z.dur(0, 5*time.Second)}
+	case 12: // a cache in front of a dependency stage
+		c := &sc.Classes[pick(len(sc.Classes))]
+		var calls []int // the stages a cache can serve: calls without a mutation
+		for i, st := range c.Stages {
+			if st.Dependency != "" && st.Mutation == "" {
+				calls = append(calls, i)
+			}
+		}
+		if len(calls) == 0 {
+			return
+		}
+		st := &c.Stages[calls[pick(len(calls))]]
+		target := t.Entries[0].Target
+		if c.Entry != "" {
+			for _, e := range t.Entries {
+				if e.Name == c.Entry {
+					target = e.Target
+				}
+			}
+		}
+		name := fmt.Sprintf("k%d", len(t.Caches))
+		t.Caches = append(t.Caches, scenario.Cache{Name: name, Service: target, Entries: z.between(1, 200), EntrySize: scenario.Size(z.between(1, 64) << 10)})
+		st.Cache = name
+	case 13: // a memory limit, for a service with a cache
+		if len(t.Caches) == 0 {
+			return
+		}
+		held := t.Caches[pick(len(t.Caches))].Service
+		i := slices.IndexFunc(t.Services, func(s scenario.Service) bool { return s.Name == held })
+		if i < 0 {
+			return
+		}
+		s := &t.Services[i]
+		s.Memory = scenario.Memory{Limit: scenario.Size(z.between(1, 64) << 20), PerAttempt: scenario.Size(z.between(0, 4096) << 10)}
+	case 14: // a fault
+		f := scenario.Fault{At: z.dur(0, sc.Clock.Duration.Std()), For: z.dur(0, sc.Clock.Duration.Std())}
+		switch z.intn(5) {
+		case 0, 1:
+			if len(t.Dependencies) == 0 {
+				return
+			}
+			f.Dependency = t.Dependencies[pick(len(t.Dependencies))].Name
+			if z.bool() {
+				p50 := z.dur(ms, 100*ms)
+				f.ServiceTime = &scenario.Quantiles{P50: p50, P99: p50 * scenario.Duration(z.between(1, 20))}
+			} else {
+				e := scenario.Fraction(float64(z.intn(11)) / 10)
+				f.ErrorRate = &e
+			}
+		case 2:
+			f.Service, f.WorkFactor = t.Services[pick(len(t.Services))].Name, scenario.Factor(float64(z.between(1, 40))/10)
+		case 3:
+			f.Shift = &scenario.Shift{Rate: scenario.Factor(1 + float64(z.between(1, 10))/10)}
+		default:
+			f.For = 0
+			f.Scale = &scenario.Scale{Service: t.Services[pick(len(t.Services))].Name, Add: z.between(1, 3)}
+		}
+		sc.Faults = append(sc.Faults, f)
+	case 15: // an arm
+		sc.Arms = append(sc.Arms, scenario.Arm{Name: fmt.Sprintf("a%d", len(sc.Arms)), Policy: policy(sc, z)})
+	case 16: // an arm's policy
+		sc.Arms[pick(len(sc.Arms))].Policy = policy(sc, z)
+	case 17: // a dependency's settings
+		if len(t.Dependencies) == 0 {
+			return
+		}
+		dp := &t.Dependencies[pick(len(t.Dependencies))]
+		dp.Timeout, dp.Retries = z.dur(0, 300*ms), retries(z)
+		dp.Pool.PerInstance, dp.Concurrency = z.between(0, 8), z.between(0, 8)
+	case 18: // a stage or a fault less
+		if z.bool() && len(sc.Faults) > 0 {
+			i := pick(len(sc.Faults))
+			sc.Faults = slices.Delete(sc.Faults, i, i+1)
+		} else if c := &sc.Classes[pick(len(sc.Classes))]; len(c.Stages) > 1 {
+			i := pick(len(c.Stages))
+			c.Stages = slices.Delete(c.Stages, i, i+1)
+		}
+	default: // an objective and an alert
+		ms100 := scenario.Bound{Value: float64(z.between(1, 1000)), Unit: scenario.UnitDuration}
+		ms100.Value *= float64(ms)
+		metric := []string{scenario.MetricLatencyP99, scenario.MetricQueueAgeMax, scenario.MetricTimeToNormal}[z.intn(3)]
+		sc.Objectives = append(sc.Objectives, scenario.Objective{Name: fmt.Sprintf("o%d", len(sc.Objectives)), Metric: metric, Max: &ms100})
+		sc.Alerts = append(sc.Alerts, scenario.Alert{Name: fmt.Sprintf("al%d", len(sc.Alerts)), Metric: "queue_age", Above: &ms100, For: z.dur(0, 2*time.Second)})
+	}
+}
+
+// retries is a random retry policy.
+func retries(z *fuzzBytes) scenario.Retries {
+	r := scenario.Retries{Max: z.between(0, 2), Backoff: z.dur(0, 20*time.Millisecond)}
+	for _, on := range []string{scenario.RetryOnTimeout, scenario.RetryOnError, scenario.RetryOnOverload} {
+		if z.intn(3) == 0 {
+			r.On = append(r.On, on)
+		}
+	}
+	return r
+}
+
+// policy is a random policy for sc.
+func policy(sc *scenario.Scenario, z *fuzzBytes) scenario.Policy {
+	ms := time.Millisecond
+	var p scenario.Policy
+	p.Deadline = scenario.DeadlinePolicy{Propagate: z.bool(), Cancel: z.bool(), Reserve: z.dur(0, 50*ms)}
+	p.Identity = z.bool()
+	if z.bool() {
+		p.Retries = scenario.RetryPolicy{Mode: scenario.RetryModeBudget, Budget: &scenario.BudgetPolicy{Ratio: scenario.Fraction(float64(z.between(0, 20)) / 100), MinPerSecond: scenario.Rate(z.between(0, 5))}}
+	}
+	if z.bool() {
+		p.DependencyTimeout = scenario.TimeoutDerived
+	}
+	if z.bool() {
+		p.Queue = scenario.QueuePolicy{Kind: scenario.QueueAge, MaxAge: z.dur(0, 500*ms)}
+		if z.bool() {
+			p.Queue.Target, p.Queue.AdaptiveLIFO = z.dur(ms, 20*ms), z.bool()
+		}
+	}
+	if z.bool() {
+		p.Admission = &scenario.AdmissionPolicy{Adaptive: z.bool(), Reserve: scenario.Reserve{Continuation: scenario.Fraction(float64(z.intn(3)) / 10)}}
+	}
+	if z.bool() {
+		p.Shed = &scenario.ShedPolicy{}
+	}
+	if z.bool() && len(sc.Topology.Dependencies) > 0 {
+		p.LoadState = &scenario.LoadStatePolicy{Preset: scenario.LoadStateNorthstar}
+	}
+	if z.bool() {
+		p.Readiness = scenario.ReadyWarm
+	}
+	return p
+}
