@@ -1760,6 +1760,7 @@ func (v *validator) horizon() {
 		}
 	}
 	base := d + drain
+	// A delay may be added to any time up to the end of the drain.
 	delay := func(path, name string, x Duration) {
 		if x > 0 && !floatdur.InRange(base+float64(x)) {
 			v.addf(path, "%s %s reaches beyond the clock's range: the run lasts %s with its drain, and the clock ends at about 292 years; expected a shorter %s", name, x, Duration(floatdur.Trunc(base)), name)
@@ -1768,18 +1769,17 @@ func (v *validator) horizon() {
 	for i, c := range s.Classes {
 		delay(fmt.Sprintf("$.classes[%d].deadline", i), "deadline", c.Deadline)
 	}
+	// A layer's attempts (timeouts and backoffs) may start as late as the end of the drain.
+	attempts := func(p string, timeout Duration, r Retries) {
+		if span := float64(r.Max+1) * (float64(max(timeout, 0)) + float64(max(r.Backoff, 0))); !floatdur.InRange(base + span) {
+			v.addf(p+".timeout", "%d attempts of timeout %s and backoff %s reach beyond the clock's range: the run lasts %s with its drain, and the clock ends at about 292 years; expected a shorter timeout", r.Max+1, timeout, r.Backoff, Duration(floatdur.Trunc(base)))
+		}
+	}
 	for i, e := range s.Topology.Entries {
-		p := fmt.Sprintf("$.topology.entries[%d]", i)
-		delay(p+".timeout", "timeout", e.Timeout)
-		delay(p+".retries.backoff", "backoff", e.Retries.Backoff)
+		attempts(fmt.Sprintf("$.topology.entries[%d]", i), e.Timeout, e.Retries)
 	}
 	for i, dp := range s.Topology.Dependencies {
-		p := fmt.Sprintf("$.topology.dependencies[%d]", i)
-		delay(p+".timeout", "timeout", dp.Timeout)
-		delay(p+".retries.backoff", "backoff", dp.Retries.Backoff)
-		if !floatdur.InRange(base + float64(dp.Retries.Max+1)*(float64(dp.Timeout)+float64(dp.Retries.Backoff))) {
-			v.addf(p+".timeout", "%d attempts of timeout %s and backoff %s last beyond the clock's range (about 292 years); expected a shorter timeout", dp.Retries.Max+1, dp.Timeout, dp.Retries.Backoff)
-		}
+		attempts(fmt.Sprintf("$.topology.dependencies[%d]", i), dp.Timeout, dp.Retries)
 	}
 	for i, sv := range s.Topology.Services {
 		p := fmt.Sprintf("$.topology.services[%d]", i)

@@ -168,8 +168,9 @@ func TestValidate(t *testing.T) {
 		{"drain overflows", "clock: {duration: 1m, tick: 1s}", "clock: {duration: 1m, tick: 1s, drain: 2562047h47m}", "$.clock.drain", "duration 1m plus drain 2562047h47m is beyond the clock's range (about 292 years)"},
 		{"deadline overflows the default drain", "deadline: 500ms", "deadline: 2000000h", "$.classes[1].deadline", "deadline 2000000h makes the default drain (twice the longest deadline) beyond the clock's range"},
 		{"attempts overflow", "timeout: 300ms, retries: {max: 1", "timeout: 2000000h, retries: {max: 1", "$.topology.entries[0].timeout", "2 attempts of timeout 2000000h and backoff 0s last beyond the clock's range"},
-		{"dependency attempts overflow", "pool: {per_instance: 2}, timeout: 100ms}", "pool: {per_instance: 2}, timeout: 2000000h, retries: {max: 1}}", "$.topology.dependencies[0].timeout", "2 attempts of timeout 2000000h and backoff 0s last beyond the clock's range"},
+		{"dependency attempts overflow", "pool: {per_instance: 2}, timeout: 100ms}", "pool: {per_instance: 2}, timeout: 2000000h, retries: {max: 1}}", "$.topology.dependencies[0].timeout", "2 attempts of timeout 2000000h and backoff 0s reach beyond the clock's range: the run lasts 1m10s with its drain"},
 		{"delay overflows", "cold: {rate_factor: 50%, for: 10s}", "cold: {rate_factor: 50%, for: 2562047h47m}", "$.topology.services[0].cold.for", "for 2562047h47m reaches beyond the clock's range: the run lasts 1m"},
+		{"entry attempts with a drain", "clock: {duration: 1m, tick: 1s}", "clock: {duration: 1m, tick: 1s, drain: 2562047h46m16.5s}", "$.topology.entries[0].timeout", "2 attempts of timeout 300ms and backoff 0s reach beyond the clock's range"},
 		{"policy delay overflows", "max_age: 500ms", "max_age: 2562047h47m", "$.arms[1].policy.queue.max_age", "max_age 2562047h47m reaches beyond the clock's range"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
