@@ -795,7 +795,11 @@ func (c *checker) evalClaim(value, unit string) (Value, error) {
 		return v, err
 	}
 	if scale, ok := durationUnits[unit]; ok {
-		v.Kind, v.Duration = KindDuration, time.Duration(v.Number*float64(scale))
+		d, err := durationIn(v.Number, unit, scale)
+		if err != nil {
+			return Value{}, fmt.Errorf("%s: %v", value, err)
+		}
+		v.Kind, v.Duration = KindDuration, d
 	} else if unit == "%" {
 		v.Kind, v.Unit = KindPercent, "%"
 	}

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/expr-lang/expr"
+
+	"github.com/goodput-lab/goodput/internal/floatdur"
 )
 
 // Span is a computed interval between two named instants.
@@ -490,7 +492,11 @@ func (e *evaluator) quantity1(q string) (Value, error) {
 	case f.Value != nil:
 		v := Value{Kind: KindNumber, Number: *f.Value, Unit: f.Unit, Text: formatWithUnit(*f.Value, f.Unit), Expl: f.ID}
 		if scale, ok := durationUnits[f.Unit]; ok {
-			v.Kind, v.Duration = KindDuration, time.Duration(*f.Value*float64(scale))
+			d, err := durationIn(*f.Value, f.Unit, scale)
+			if err != nil {
+				return Value{}, fmt.Errorf("figure %s: %v", f.ID, err)
+			}
+			v.Kind, v.Duration = KindDuration, d
 		}
 		return v, nil
 	case f.Computed != "":
@@ -568,8 +574,10 @@ func (e *evaluator) formula(formula, unit string) (Value, error) {
 	case "%":
 		return Value{Kind: KindPercent, Number: x, Unit: "%", Text: FormatPercent(x), Expl: expl}, nil
 	case "ms", "s", "min", "h":
-		scale := durationUnits[unit]
-		dd := time.Duration(x * float64(scale))
+		dd, err := durationIn(x, unit, durationUnits[unit])
+		if err != nil {
+			return Value{}, fmt.Errorf("formula %q: %v", formula, err)
+		}
 		return Value{Kind: KindDuration, Duration: dd, Text: FormatDuration(dd), Expl: expl}, nil
 	}
 	return Value{Kind: KindNumber, Number: x, Text: FormatNumber(x), Expl: expl}, nil
@@ -594,6 +602,16 @@ func (d *Document) clock(t time.Time) string { return t.In(d.Location()).Format(
 
 // durationUnits are the units that make a figure a duration.
 var durationUnits = map[string]time.Duration{"ms": time.Millisecond, "s": time.Second, "min": time.Minute, "h": time.Hour}
+
+// durationIn converts x in unit (of length scale) to a Duration; a value beyond a Duration's
+// range (about ±292 years) is an error rather than a saturated or wrapped figure.
+func durationIn(x float64, unit string, scale time.Duration) (time.Duration, error) {
+	ns := x * float64(scale)
+	if !floatdur.InRange(ns) {
+		return 0, fmt.Errorf("%s %s is out of range; expected a duration within ±292 years (±%d h)", FormatNumber(x), unit, floatdur.Max/time.Hour)
+	}
+	return floatdur.Trunc(ns), nil
+}
 
 // placeholder matches {{ref}} in prose.
 var placeholder = regexp.MustCompile(`\{\{\s*([^{}]*?)\s*\}\}`)

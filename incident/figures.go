@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/goodput-lab/goodput/internal/floatdur"
 )
 
 // figKind is the kind of a figure stated in prose.
@@ -453,7 +455,7 @@ func (f stated) formatComputed(c float64) string {
 		if f.prec < 60 {
 			return FormatNumber(math.Round(c*1000)/1000) + " s"
 		}
-		return FormatDuration(time.Duration(c * float64(time.Second)))
+		return FormatDuration(floatdur.Trunc(c * float64(time.Second)))
 	case figPercent:
 		return FormatNumber(math.Round(c*100)/100) + "%"
 	case figRatio:

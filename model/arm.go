@@ -12,6 +12,7 @@ import (
 	"github.com/goodput-lab/goodput/control/identity"
 	"github.com/goodput-lab/goodput/control/queue"
 	"github.com/goodput-lab/goodput/control/readiness"
+	"github.com/goodput-lab/goodput/internal/floatdur"
 	"github.com/goodput-lab/goodput/internal/prefetch"
 	"github.com/goodput-lab/goodput/packet"
 	"github.com/goodput-lab/goodput/scenario"
@@ -220,7 +221,11 @@ func (a *arm) wall() time.Time    { return a.s.Now() }
 // ignores an event whose object's generation or state has moved on, which is cheaper than
 // the engine's cancellation for the many timeouts that never matter.
 func (a *arm) schedule(d time.Duration, kind int32, id int64) {
-	a.s.ScheduleAt(a.now()+d, a, kind, id) // a time in the past counts as now, as for Schedule
+	at := a.now() + d // a time in the past counts as now, as for Schedule
+	if d > 0 && at < 0 {
+		at = floatdur.Max // a saturated draw of a heavy tail: after the run, not now
+	}
+	a.s.ScheduleAt(at, a, kind, id)
 }
 
 // splitmix64's finaliser.
@@ -314,8 +319,8 @@ func (a *arm) scheduleArrival() {
 	} else {
 		gap = 1 / r
 	}
-	d := time.Duration(gap * float64(time.Second))
-	if a.now()+d >= a.p.duration {
+	d := floatdur.Trunc(gap * float64(time.Second))
+	if d >= a.p.duration-a.now() { // not a.now()+d, which overflows for a saturated gap
 		return
 	}
 	a.arrTimer = a.s.Schedule(d, a, evArrival, 0)
@@ -868,7 +873,7 @@ func (a *arm) runStage(ai int32, at *attempt, lg *logical) {
 				at.stage++
 				st = &cp.stages[at.stage]
 			}
-			a.schedule(time.Duration(d), evWorkDone, ref(ai, at.gen))
+			a.schedule(floatdur.Trunc(d), evWorkDone, ref(ai, at.gen))
 			return
 		}
 		if st.cache >= 0 && a.lookup(&a.insts[at.inst], st, lg, at) {

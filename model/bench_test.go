@@ -112,11 +112,11 @@ func (w armWindow) load() (*scenario.Scenario, *plan, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	if w.duration > 0 {
-		sc.Clock.Duration = scenario.Duration(w.duration)
-	}
 	if w.faults != nil {
 		sc.Faults = w.faults(sc.Faults)
+	}
+	if w.duration > 0 {
+		sc = sc.Truncate(w.duration)
 	}
 	p, err := compile(sc)
 	return sc, p, err

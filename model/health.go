@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/goodput-lab/goodput/control/queue"
+	"github.com/goodput-lab/goodput/internal/floatdur"
 )
 
 // Health checks. An instance of a service with a health check is probed every interval,
@@ -45,7 +46,7 @@ func (a *arm) startProbes(ii int32) {
 		return
 	}
 	_, frac := math.Modf(float64(ii+1) * 0.6180339887498949)
-	a.schedule(time.Duration(frac*float64(hp.every)), evProbe, ref(ii, a.insts[ii].life))
+	a.schedule(floatdur.Trunc(frac*float64(hp.every)), evProbe, ref(ii, a.insts[ii].life))
 }
 
 // probeFire sends the next probe of an instance (id: its ref and life).

@@ -15,7 +15,7 @@ const killable = `
 name: killable
 clock: {duration: 60s, tick: 1s}
 load:
-  schedule: [{at: 0s, rate: 0.001/s}]
+  schedule: [{at: 0s, rate: 0/s}, {at: 50s, rate: 1/s}] # none before 50s: the tests send by hand
 classes:
   - name: c
     share: 100%

@@ -263,7 +263,10 @@ func randomScenario(r *rand.Rand, i int) *scenario.Scenario {
 		sc.Load.Arrivals = scenario.ArrivalsUniform
 	}
 	for k, at := 0, 0; k < 1+r.IntN(3); k++ {
-		sc.Load.Schedule = append(sc.Load.Schedule, scenario.RateStep{At: scenario.Duration(time.Duration(at) * time.Second), Rate: scenario.Rate(20 + r.IntN(400))})
+		st := scenario.RateStep{At: scenario.Duration(time.Duration(at) * time.Second), Rate: scenario.Rate(20 + r.IntN(400))}
+		if st.At < sc.Clock.Duration { // a step after the run, which the model ignored, is invalid
+			sc.Load.Schedule = append(sc.Load.Schedule, st)
+		}
 		at += 1 + r.IntN(3)
 	}
 	nsvc, ndep := 1+r.IntN(2), r.IntN(4)
@@ -372,6 +375,9 @@ func randomScenario(r *rand.Rand, i int) *scenario.Scenario {
 			f.For = ms(0, 3000)
 		default:
 			f.Scale = &scenario.Scale{Service: fmt.Sprintf("svc%d", r.IntN(nsvc)), Add: 1 + r.IntN(3)}
+		}
+		if f.For > scenario.Duration(end)-f.At {
+			f.For = scenario.Duration(end) - f.At // to the end of the run, as the model took it
 		}
 		sc.Faults = append(sc.Faults, f)
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/goodput-lab/goodput/control/admission"
+	"github.com/goodput-lab/goodput/internal/floatdur"
 	"github.com/goodput-lab/goodput/packet"
 	"github.com/goodput-lab/goodput/scenario"
 )
@@ -463,9 +464,9 @@ func objectiveSpec(o scenario.Objective) packet.ObjectiveSpec {
 		if b.Unit == scenario.UnitDuration {
 			switch o.Metric {
 			case scenario.MetricTimeToNormal:
-				v = time.Duration(b.Value).Seconds()
+				v = b.Duration().Seconds()
 			default:
-				v = float64(time.Duration(b.Value)) / float64(time.Millisecond)
+				v = float64(b.Duration()) / float64(time.Millisecond)
 			}
 		}
 		return &v
@@ -520,7 +521,7 @@ func (d *dist) quantile(u float64) time.Duration {
 	case scenario.DistConstant:
 		return d.constant
 	case scenario.DistExponential:
-		return time.Duration(-d.mean * math.Log1p(-u))
+		return floatdur.Trunc(-d.mean * math.Log1p(-u))
 	case scenario.DistLogNormal:
 		return d.ln.quantile(u)
 	}
@@ -559,7 +560,7 @@ func newLogNormal(q scenario.Quantiles) logNormal {
 	l := logNormal{mu: mu, sigma: sigma}
 	if sigma > 0 {
 		l.body = new([qBodyLen]float32)
-		for i := range l.body {
+		for i := range l.body { // at most about p99 (z ≤ z99): finite
 			l.body[i] = float32(l.exact(float64(qLo+i) / qN))
 		}
 	}
@@ -572,7 +573,7 @@ const z99 = 2.3263478740408408
 // quantile is the distribution's quantile at u in (0, 1), in nanoseconds.
 func (l *logNormal) quantile(u float64) time.Duration {
 	if l.sigma == 0 {
-		return time.Duration(math.Exp(l.mu))
+		return floatdur.Trunc(math.Exp(l.mu))
 	}
 	x := u * qN
 	if i := int(x); i >= qLo && i < qHi {
@@ -580,9 +581,9 @@ func (l *logNormal) quantile(u float64) time.Duration {
 		// The conversions round each product, so that no platform fuses a multiply-add
 		// and draws another duration (arm64 would; outputs are the same everywhere).
 		lo := float64(t[0])
-		return time.Duration(lo + float64((x-float64(i))*(float64(t[1])-lo)))
+		return floatdur.Trunc(lo + float64((x-float64(i))*(float64(t[1])-lo)))
 	}
-	return time.Duration(l.exact(u))
+	return floatdur.Trunc(l.exact(u))
 }
 
 // exact is the quantile at u without the table.

@@ -8,6 +8,7 @@ import (
 
 	"github.com/goodput-lab/goodput/control/loadstate"
 	"github.com/goodput-lab/goodput/control/readiness"
+	"github.com/goodput-lab/goodput/internal/floatdur"
 	"github.com/goodput-lab/goodput/packet"
 )
 
@@ -254,7 +255,7 @@ func (a *arm) alerts(at time.Duration, amp float64, queueAge time.Duration) {
 func formatAlertValue(metric string, v float64) string {
 	switch metric {
 	case "queue_age":
-		return time.Duration(v).Round(time.Millisecond).String()
+		return floatdur.Trunc(v).Round(time.Millisecond).String()
 	case "amplification":
 		return fmt.Sprintf("%.2fx", v)
 	}

@@ -12,6 +12,8 @@ import (
 	"slices"
 	"strconv"
 	"time"
+
+	"github.com/goodput-lab/goodput/internal/floatdur"
 )
 
 // The file names of a packet directory.
@@ -144,7 +146,7 @@ func WriteSeriesCSV(w io.Writer, arms ...Arm) error {
 }
 
 func seriesRecord(rec []string, a Arm, row Row, layers, deps, caches []string) []string {
-	tick := time.Duration(a.TickMS * float64(time.Millisecond))
+	tick := floatdur.Trunc(a.TickMS * float64(time.Millisecond))
 	if tick <= 0 {
 		tick = time.Second
 	}

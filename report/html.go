@@ -14,6 +14,7 @@ import (
 	"unicode"
 
 	"github.com/goodput-lab/goodput/chart"
+	"github.com/goodput-lab/goodput/internal/floatdur"
 	"github.com/goodput-lab/goodput/packet"
 )
 
@@ -291,8 +292,8 @@ func summary(p *packet.Packet) string {
 		return ""
 	}
 	a := p.Arms[0]
-	span := time.Duration(a.Duration * float64(time.Second))
-	tick := time.Duration(a.TickMS * float64(time.Millisecond))
+	span := floatdur.Trunc(a.Duration * float64(time.Second))
+	tick := floatdur.Trunc(a.TickMS * float64(time.Millisecond))
 	s := fmt.Sprintf("%v simulated, tick %v", span, tick)
 	if !a.Start.IsZero() {
 		s += ", from " + a.Start.UTC().Format(time.RFC3339)
@@ -427,12 +428,12 @@ type timeAxis struct {
 
 func newTimeAxis(arms []packet.Arm) timeAxis {
 	a := arms[0]
-	ax := timeAxis{start: a.Start, tick: time.Duration(a.TickMS * float64(time.Millisecond))}
+	ax := timeAxis{start: a.Start, tick: floatdur.Trunc(a.TickMS * float64(time.Millisecond))}
 	if ax.tick <= 0 {
 		ax.tick = time.Second
 	}
 	for _, a := range arms {
-		ax.to = max(ax.to, time.Duration(a.Duration*float64(time.Second)))
+		ax.to = max(ax.to, floatdur.Trunc(a.Duration*float64(time.Second)))
 	}
 	if ax.to == 0 { // a packet without its duration: as far as the series go
 		for _, a := range arms {
@@ -699,7 +700,7 @@ func faultBands(events []event, ax timeAxis) []band {
 	return out
 }
 
-func secondsDur(s float64) time.Duration { return time.Duration(math.Round(s * float64(time.Second))) }
+func secondsDur(s float64) time.Duration { return floatdur.Round(s * float64(time.Second)) }
 
 // markers places one dashed line per group of events closer than markerGap on the chart,
 // labelled with the events' numbers; labels that would overlap go to the next row. Events

@@ -1,6 +1,7 @@
 package scenario
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -10,6 +11,8 @@ import (
 	"time"
 
 	"github.com/invopop/jsonschema"
+
+	"github.com/goodput-lab/goodput/internal/floatdur"
 )
 
 // Scenario is one *.scenario.yaml: the inputs of a replay. It declares offered load,
@@ -718,7 +721,7 @@ func ParseBound(s string) (Bound, error) {
 }
 
 // Duration returns a duration bound as a time.Duration.
-func (b Bound) Duration() time.Duration { return time.Duration(b.Value) }
+func (b Bound) Duration() time.Duration { return floatdur.Trunc(b.Value) }
 
 // String returns the bound as written (or a canonical spelling).
 func (b Bound) String() string {
@@ -727,7 +730,7 @@ func (b Bound) String() string {
 	}
 	switch b.Unit {
 	case UnitDuration:
-		return Duration(b.Value).String()
+		return Duration(floatdur.Trunc(b.Value)).String()
 	case UnitRate:
 		return Rate(b.Value).String()
 	case UnitPercent:
@@ -786,6 +789,53 @@ func (Bound) JSONSchema() *jsonschema.Schema {
 	}
 }
 
+// Truncate returns a copy of s that runs for d instead, for a shorter replay of the same
+// incident: the schedule steps, faults, objectives and alerts that begin at or after d are
+// dropped (as Validate refuses them), a fault or an objective window that runs past d ends
+// at it, and the clock's drain and tick are kept. A d of zero or more than s's duration
+// returns an unchanged copy. Call Validate on the result.
+func (s *Scenario) Truncate(d time.Duration) *Scenario {
+	out := *s
+	if d <= 0 || d >= s.Clock.Duration.Std() {
+		return &out
+	}
+	end := Duration(d)
+	out.Clock.Duration = end
+	out.Load.Schedule = nil
+	for _, st := range s.Load.Schedule {
+		if st.At == 0 || st.At < end {
+			out.Load.Schedule = append(out.Load.Schedule, st)
+		}
+	}
+	out.Faults = nil
+	for _, f := range s.Faults {
+		if f.At >= end {
+			continue
+		}
+		if f.For > end-f.At {
+			f.For = end - f.At
+		}
+		out.Faults = append(out.Faults, f)
+	}
+	out.Objectives = nil
+	for _, o := range s.Objectives {
+		if o.After >= end || o.Window != nil && o.Window.From >= end {
+			continue
+		}
+		if w := o.Window; w != nil && w.To > end {
+			o.Window = &Window{From: w.From, To: end}
+		}
+		out.Objectives = append(out.Objectives, o)
+	}
+	out.Alerts = nil
+	for _, a := range s.Alerts {
+		if a.For < end {
+			out.Alerts = append(out.Alerts, a)
+		}
+	}
+	return &out
+}
+
 // Validate checks the meaning of a decoded scenario: required fields, ranges, names that
 // must exist or be unique, and combinations that make no sense. It returns every problem
 // it finds as an [Errors] list of [FieldError]s whose paths are YAML paths
@@ -800,6 +850,9 @@ func (s *Scenario) Validate() error {
 type validator struct {
 	s    *Scenario
 	errs Errors
+	// end is the run's length (clock.duration) and tick its sampling period, for checking
+	// that times fall inside the run; end is 0 when the duration itself is invalid.
+	end, tick time.Duration
 	// cacheDeps is the dependency behind each cache, as the first stage reading it says;
 	// cacheRead marks the caches some stage names.
 	cacheDeps map[string]string
@@ -842,6 +895,7 @@ func (v *validator) run() {
 	v.arms(names)
 	v.objectives()
 	v.alerts()
+	v.horizon()
 }
 
 func (v *validator) clock() {
@@ -859,6 +913,27 @@ func (v *validator) clock() {
 	if c.Drain < 0 {
 		v.addf("$.clock.drain", "drain is %s; expected zero or more", c.Drain)
 	}
+	if c.Duration > 0 {
+		v.end, v.tick = c.Duration.Std(), c.Tick.Std()
+		if v.tick <= 0 || v.tick > v.end {
+			v.tick = time.Second
+		}
+	}
+}
+
+// outside reports whether the offset t is not inside the run: at or after its end. It is
+// false when the run's length is itself invalid (reported on its own).
+func (v *validator) outside(t Duration) bool { return v.end > 0 && t.Std() >= v.end }
+
+// minRate is the lowest positive rate that offers at least one arrival in the run, per
+// hour, spelled so that it parses back to a rate that is not lower.
+func (v *validator) minRate() string {
+	x := float64(time.Hour) / float64(v.end)
+	s := strconv.FormatFloat(x, 'g', 3, 64)
+	if y, err := strconv.ParseFloat(s, 64); err != nil || y < x {
+		s = strconv.FormatFloat(x, 'g', -1, 64)
+	}
+	return s + "/h"
 }
 
 func (v *validator) load() {
@@ -883,6 +958,11 @@ func (v *validator) load() {
 		}
 		if st.Rate > 10_000_000 {
 			v.addf(p+".rate", "rate %s is more than 10,000,000/s; expected a rate one machine can replay", st.Rate)
+		} else if st.Rate > 0 && v.end > 0 && st.Rate.In(v.end) < 1 {
+			v.addf(p+".rate", "rate %s offers less than one arrival in the %s run; expected at least one arrival per run (%s or more), or 0/s for a pause", st.Rate, v.s.Clock.Duration, v.minRate())
+		}
+		if st.At > 0 && v.outside(st.At) {
+			v.addf(p+".at", "step at %s is at or after the end of the run (%s); expected a time inside the run", st.At, v.s.Clock.Duration)
 		}
 		total += float64(st.Rate)
 	}
@@ -1301,13 +1381,23 @@ func (v *validator) stageCache(sp string, st Stage, target string, n topoNames) 
 }
 
 func (v *validator) faults(n topoNames) {
+	peak, shift := 0.0, 1.0 // the schedule's peak rate; the product of the shifts so far, which may overlap
+	for _, st := range v.s.Load.Schedule {
+		peak = max(peak, float64(st.Rate))
+	}
 	for i, f := range v.s.Faults {
 		p := fmt.Sprintf("$.faults[%d]", i)
-		if f.At < 0 {
+		switch {
+		case f.At < 0:
 			v.addf(p+".at", "at is %s; expected zero or more", f.At)
+		case v.outside(f.At):
+			v.addf(p+".at", "fault at %s is at or after the end of the run (%s); expected a time inside the run", f.At, v.s.Clock.Duration)
 		}
-		if f.For < 0 {
+		switch {
+		case f.For < 0:
 			v.addf(p+".for", "for is %s; expected zero (until the end) or more", f.For)
+		case f.For > 0 && f.At >= 0 && !v.outside(f.At) && v.end > 0 && f.For.Std() > v.end-f.At.Std():
+			v.addf(p+".for", "the fault ends at %s, after the end of the run (%s); expected for at most %s (or no for: until the end)", Duration(floatdur.Trunc(float64(f.At)+float64(f.For))), v.s.Clock.Duration, Duration(v.end-f.At.Std()))
 		}
 		kinds := 0
 		if f.Dependency != "" || f.ServiceTime != nil || f.ErrorRate != nil {
@@ -1335,6 +1425,12 @@ func (v *validator) faults(n topoNames) {
 			kinds++
 			if !(f.Shift.Rate > 0) {
 				v.addf(p+".shift.rate", "rate is %s; expected a positive multiplier of the offered rate, e.g. 115%%", f.Shift.Rate)
+			} else if f.Shift.Rate > 1 {
+				shift *= float64(f.Shift.Rate)
+				if peak*shift > 10_000_000 {
+					v.addf(p+".shift.rate", "rate %s takes the peak offered rate %s to %s (shifts that overlap multiply), more than 10,000,000/s; expected a rate one machine can replay", f.Shift.Rate, Rate(peak), Rate(peak*shift))
+					shift = 1 // report the first shift that crosses the limit only
+				}
 			}
 		}
 		if f.Scale != nil {
@@ -1469,8 +1565,11 @@ func (v *validator) objectives() {
 		if !oneOf(o.Metric, objectiveMetrics...) {
 			v.addf(p+".metric", "unknown metric %q; expected one of %s", o.Metric, strings.Join(objectiveMetrics, ", "))
 		}
-		if o.Class != "" && !classes[o.Class] {
+		switch {
+		case o.Class != "" && !classes[o.Class]:
 			v.addf(p+".class", "class %q is not declared; expected one of the scenario's classes", o.Class)
+		case o.Class != "" && oneOf(o.Metric, objectiveMetrics...) && !isLatencyMetric(o.Metric):
+			v.addf(p+".class", "%s is recorded for all classes together, so no arm can measure it for class %q; expected class only on latency_p50, latency_p99 or latency_p999 (or no class)", o.Metric, o.Class)
 		}
 		if o.Min == nil && o.Max == nil {
 			v.addf(p, "the objective has no bound; expected min or max")
@@ -1484,22 +1583,60 @@ func (v *validator) objectives() {
 			}
 		}
 		if o.Window != nil {
-			if o.Window.From < 0 || o.Window.To < 0 {
-				v.addf(p+".window", "window has a negative end; expected times from the start of the run")
-			} else if o.Window.To != 0 && o.Window.To <= o.Window.From {
-				v.addf(p+".window.to", "to %s is not after from %s; expected a non-empty window", o.Window.To, o.Window.From)
-			}
+			v.window(p, o)
 		}
 		if o.State != "" && !oneOf(o.State, loadStates...) {
 			v.addf(p+".state", "unknown load state %q; expected Normal, Pressured, Protected or Recovering", o.State)
 		}
-		if o.After < 0 {
+		switch {
+		case o.After < 0:
 			v.addf(p+".after", "after is %s; expected zero or more", o.After)
+		case v.outside(o.After):
+			v.addf(p+".after", "after %s is at or after the end of the run (%s); expected an instant inside the run", o.After, v.s.Clock.Duration)
 		}
 		if o.Stat != "" && !oneOf(o.Stat, "mean", "min") {
 			v.addf(p+".stat", "unknown stat %q; expected mean or min", o.Stat)
 		}
 	}
+}
+
+// window checks an objective's window: from before to, both inside the run, holding at
+// least one tick (a window is the ticks that start in it), and not on time_to_normal,
+// which is measured from after.
+func (v *validator) window(p string, o Objective) {
+	w := o.Window
+	switch {
+	case w.From < 0 || w.To < 0:
+		v.addf(p+".window", "window has a negative end; expected times from the start of the run")
+		return
+	case w.To != 0 && w.To <= w.From:
+		v.addf(p+".window.to", "to %s is not after from %s; expected a non-empty window", w.To, w.From)
+		return
+	case o.Metric == MetricTimeToNormal:
+		v.addf(p+".window", "time_to_normal is measured from after to the end of the run, not over a window; expected after (or no window)")
+		return
+	case v.outside(w.From):
+		v.addf(p+".window.from", "from %s is at or after the end of the run (%s); expected a time inside the run", w.From, v.s.Clock.Duration)
+		return
+	case v.end > 0 && w.To.Std() > v.end:
+		v.addf(p+".window.to", "to %s is after the end of the run (%s); expected at most %s (or no to: until the end)", w.To, v.s.Clock.Duration, v.s.Clock.Duration)
+		return
+	}
+	if v.end == 0 {
+		return
+	}
+	// The ticks start at k·tick for k < ceil(end/tick); the first in the window is at
+	// ceil(from/tick)·tick.
+	first := (w.From.Std() + v.tick - 1) / v.tick * v.tick
+	if first >= v.end || (w.To != 0 && first >= w.To.Std()) {
+		v.addf(p+".window", "the window [%s, %s) holds no tick (one starts every %s), so no arm can measure it; expected a window that holds at least one tick", w.From, cmp.Or(w.To, v.s.Clock.Duration), Duration(v.tick))
+	}
+}
+
+// isLatencyMetric reports whether m is a completion-latency percentile, the only
+// objective metric recorded per class.
+func isLatencyMetric(m string) bool {
+	return m == MetricLatencyP50 || m == MetricLatencyP99 || m == MetricLatencyP999
 }
 
 // boundFits reports whether a bound written in unit u suits metric m.
@@ -1566,8 +1703,108 @@ func (v *validator) alerts() {
 				v.addf(p+"."+b.name, "%s %s does not fit metric %s; expected a duration for queue_age, a percentage for timeout_rate and goodput_fraction, a number for amplification", b.name, b.b, a.Metric)
 			}
 		}
-		if a.For < 0 {
+		switch {
+		case a.For < 0:
 			v.addf(p+".for", "for is %s; expected zero or more", a.For)
+		case v.outside(a.For):
+			v.addf(p+".for", "for %s is not shorter than the run (%s), so the alert can never fire; expected a shorter time the condition must hold", a.For, v.s.Clock.Duration)
+		}
+	}
+}
+
+// horizon refuses durations whose sums with the run's clock overflow a time.Duration
+// (about 292 years): the run's end (duration plus drain, or the default drain derived
+// from the deadlines and the entries' attempts, as the model derives it), and every delay
+// that is added to a time during the run (deadlines, timeouts, backoffs, health and cold
+// times, queue and budget times). It checks in float64, which cannot overflow.
+func (v *validator) horizon() {
+	if v.end <= 0 {
+		return
+	}
+	s := v.s
+	d := float64(v.end)
+	errs := len(v.errs)
+	drain := float64(s.Clock.Drain)
+	if s.Clock.Drain > 0 {
+		if !floatdur.InRange(d + drain) {
+			v.addf("$.clock.drain", "duration %s plus drain %s is beyond the clock's range (about 292 years); expected a shorter drain", s.Clock.Duration, s.Clock.Drain)
+			return
+		}
+	} else {
+		// model/plan.go: twice the longest deadline plus every entry's attempts, at least 10s.
+		longest := 0.0
+		for i, c := range s.Classes {
+			if c.Deadline > 0 && !floatdur.InRange(d+2*float64(c.Deadline)) {
+				v.addf(fmt.Sprintf("$.classes[%d].deadline", i), "deadline %s makes the default drain (twice the longest deadline) beyond the clock's range (about 292 years); expected a shorter deadline, or a drain", c.Deadline)
+			}
+			longest = max(longest, float64(c.Deadline))
+		}
+		drain = 2 * longest
+		for i, e := range s.Topology.Entries {
+			if e.Timeout < 0 || e.Retries.Backoff < 0 || e.Retries.Max < 0 {
+				continue
+			}
+			span := float64(e.Retries.Max+1) * (float64(e.Timeout) + float64(e.Retries.Backoff))
+			if !floatdur.InRange(d + span) {
+				v.addf(fmt.Sprintf("$.topology.entries[%d].timeout", i), "%d attempts of timeout %s and backoff %s last beyond the clock's range (about 292 years); expected a shorter timeout", e.Retries.Max+1, e.Timeout, e.Retries.Backoff)
+			}
+			drain += span
+		}
+		drain = max(drain, float64(10*time.Second))
+		if len(v.errs) > errs {
+			return
+		}
+		if !floatdur.InRange(d + drain) {
+			v.addf("$.clock", "the default drain (twice the longest deadline plus every entry's timeouts and backoffs) takes the run beyond the clock's range (about 292 years); expected shorter deadlines and timeouts, or a drain")
+			return
+		}
+	}
+	base := d + drain
+	// A delay may be added to any time up to the end of the drain.
+	delay := func(path, name string, x Duration) {
+		if x > 0 && !floatdur.InRange(base+float64(x)) {
+			v.addf(path, "%s %s reaches beyond the clock's range: the run lasts %s with its drain, and the clock ends at about 292 years; expected a shorter %s", name, x, Duration(floatdur.Trunc(base)), name)
+		}
+	}
+	for i, c := range s.Classes {
+		delay(fmt.Sprintf("$.classes[%d].deadline", i), "deadline", c.Deadline)
+	}
+	// A layer's attempts (timeouts and backoffs) may start as late as the end of the drain.
+	attempts := func(p string, timeout Duration, r Retries) {
+		if span := float64(r.Max+1) * (float64(max(timeout, 0)) + float64(max(r.Backoff, 0))); !floatdur.InRange(base + span) {
+			v.addf(p+".timeout", "%d attempts of timeout %s and backoff %s reach beyond the clock's range: the run lasts %s with its drain, and the clock ends at about 292 years; expected a shorter timeout", r.Max+1, timeout, r.Backoff, Duration(floatdur.Trunc(base)))
+		}
+	}
+	for i, e := range s.Topology.Entries {
+		attempts(fmt.Sprintf("$.topology.entries[%d]", i), e.Timeout, e.Retries)
+	}
+	for i, dp := range s.Topology.Dependencies {
+		attempts(fmt.Sprintf("$.topology.dependencies[%d]", i), dp.Timeout, dp.Retries)
+	}
+	for i, sv := range s.Topology.Services {
+		p := fmt.Sprintf("$.topology.services[%d]", i)
+		delay(p+".cold.startup", "startup", sv.Cold.Startup)
+		delay(p+".cold.for", "for", sv.Cold.For)
+		h := sv.Health
+		delay(p+".health.interval", "interval", h.Interval)
+		delay(p+".health.timeout", "timeout", h.Timeout)
+		delay(p+".health.restart", "restart", h.Restart)
+		delay(p+".health.backoff.initial", "initial", h.Backoff.Initial)
+		delay(p+".health.backoff.max", "max", h.Backoff.Max)
+		delay(p+".health.backoff.reset", "reset", h.Backoff.Reset)
+	}
+	for i, a := range s.Arms {
+		p := fmt.Sprintf("$.arms[%d].policy", i)
+		pol := a.Policy
+		delay(p+".deadline.reserve", "reserve", pol.Deadline.Reserve)
+		if b := pol.Retries.Budget; b != nil {
+			delay(p+".retries.budget.ttl", "ttl", b.TTL)
+		}
+		delay(p+".queue.max_age", "max_age", pol.Queue.MaxAge)
+		delay(p+".queue.target", "target", pol.Queue.Target)
+		delay(p+".queue.interval", "interval", pol.Queue.Interval)
+		if ad := pol.Admission; ad != nil {
+			delay(p+".admission.target", "target", ad.Target)
 		}
 	}
 }

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/invopop/jsonschema"
+
+	"github.com/goodput-lab/goodput/internal/floatdur"
 )
 
 // The value types below are how a scenario writes quantities with units. Each one
@@ -532,16 +534,9 @@ func clampProb(p float64) float64 {
 	return p
 }
 
-// clampDuration converts nanoseconds to a Duration, saturating instead of overflowing.
-func clampDuration(ns float64) time.Duration {
-	switch {
-	case ns >= math.MaxInt64:
-		return math.MaxInt64
-	case ns <= 0 || math.IsNaN(ns):
-		return 0
-	}
-	return time.Duration(math.Round(ns))
-}
+// clampDuration rounds nanoseconds to a Duration of zero or more, saturating instead of
+// overflowing (NaN is 0).
+func clampDuration(ns float64) time.Duration { return max(0, floatdur.Round(ns)) }
 
 // CheckYAML checks a Quantiles the decoder has just read from a mapping
 // (see [yamlfile.Checker]): both p50 and p99 must be written.

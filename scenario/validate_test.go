@@ -1,9 +1,11 @@
 package scenario
 
 import (
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
+	"time"
 )
 
 // validBase is a small valid scenario; each case of TestValidate breaks one thing in it.
@@ -148,6 +150,28 @@ func TestValidate(t *testing.T) {
 		{"health restart with remove", "memory: {limit: 64MiB, per_attempt: 1MiB}}", "memory: {limit: 64MiB, per_attempt: 1MiB}, health: {interval: 10s, timeout: 1s, action: remove, restart: 30s}}", "$.topology.services[0].health.restart", "expected restart only with action: restart"},
 		{"health negative restart", "memory: {limit: 64MiB, per_attempt: 1MiB}}", "memory: {limit: 64MiB, per_attempt: 1MiB}, health: {interval: 10s, timeout: 1s, action: restart, restart: -1s}}", "$.topology.services[0].health.restart", "restart is -1s; expected zero"},
 		{"stage cache of another service", "memory: {limit: 64MiB, per_attempt: 1MiB}}\n  caches:\n    - {name: items, service: shop", "memory: {limit: 64MiB, per_attempt: 1MiB}}\n    - {name: back, instances: 1, workers: 1}\n  caches:\n    - {name: items, service: back", "$.classes[1].stages[1].cache", `cache "items" is held by service "back", not the class's entry target "shop"`},
+		// The timeline: every time falls inside the 1-minute clock.
+		{"step after the end", "{at: 30s, rate: 200/s}", "{at: 1m, rate: 200/s}", "$.load.schedule[1].at", "step at 1m is at or after the end of the run (1m); expected a time inside the run"},
+		{"fault after the end", "{at: 40s, for: 5s, service: shop", "{at: 10m, for: 5s, service: shop", "$.faults[3].at", "fault at 10m is at or after the end of the run (1m); expected a time inside the run"},
+		{"fault past the end", "{at: 40s, for: 5s, service: shop", "{at: 40s, for: 30s, service: shop", "$.faults[3].for", "the fault ends at 1m10s, after the end of the run (1m); expected for at most 20s (or no for: until the end)"},
+		{"window after the end", "window: {from: 10s, to: 30s}", "window: {from: 2m, to: 3m}", "$.objectives[1].window.from", "from 2m is at or after the end of the run (1m)"},
+		{"window past the end", "window: {from: 10s, to: 30s}", "window: {from: 10s, to: 2m}", "$.objectives[1].window.to", "to 2m is after the end of the run (1m); expected at most 1m (or no to: until the end)"},
+		{"window between ticks", "window: {from: 10s, to: 30s}", "window: {from: 10200ms, to: 10900ms}", "$.objectives[1].window", "the window [10.2s, 10.9s) holds no tick (one starts every 1s), so no arm can measure it"},
+		{"after after the end", "after: 20s", "after: 1m", "$.objectives[3].after", "after 1m is at or after the end of the run (1m); expected an instant inside the run"},
+		{"window on time_to_normal", "after: 20s, max: 30s}", "after: 20s, max: 30s, window: {from: 10s}}", "$.objectives[3].window", "time_to_normal is measured from after to the end of the run, not over a window"},
+		{"class on a series metric", "{name: dups, metric: duplicates, max: 0}", "{name: dups, metric: duplicates, class: buy, max: 0}", "$.objectives[2].class", `duplicates is recorded for all classes together, so no arm can measure it for class "buy"`},
+		{"alert for the whole run", "above: 2%, for: 10s", "above: 2%, for: 1m", "$.alerts[0].for", "for 1m is not shorter than the run (1m), so the alert can never fire"},
+		// Arithmetic: rates that offer nothing, and durations whose sums with the clock overflow.
+		{"rate below one per run", "{at: 0s, rate: 100/s}", "{at: 0s, rate: 0.00000000001/s}", "$.load.schedule[0].rate", "rate 1e-11/s offers less than one arrival in the 1m run; expected at least one arrival per run (60/h or more), or 0/s for a pause"},
+		{"uniform rate below one per run", "  schedule: [{at: 0s, rate: 100/s}", "  arrivals: uniform\n  schedule: [{at: 0s, rate: 59/h}", "$.load.schedule[0].rate", "(60/h or more)"},
+		{"shift beyond the rate limit", "shift: {rate: 115%}", "shift: {rate: 100000x}", "$.faults[1].shift.rate", "takes the peak offered rate 200/s to 20000000/s (shifts that overlap multiply), more than 10,000,000/s"},
+		{"drain overflows", "clock: {duration: 1m, tick: 1s}", "clock: {duration: 1m, tick: 1s, drain: 2562047h47m}", "$.clock.drain", "duration 1m plus drain 2562047h47m is beyond the clock's range (about 292 years)"},
+		{"deadline overflows the default drain", "deadline: 500ms", "deadline: 2000000h", "$.classes[1].deadline", "deadline 2000000h makes the default drain (twice the longest deadline) beyond the clock's range"},
+		{"attempts overflow", "timeout: 300ms, retries: {max: 1", "timeout: 2000000h, retries: {max: 1", "$.topology.entries[0].timeout", "2 attempts of timeout 2000000h and backoff 0s last beyond the clock's range"},
+		{"dependency attempts overflow", "pool: {per_instance: 2}, timeout: 100ms}", "pool: {per_instance: 2}, timeout: 2000000h, retries: {max: 1}}", "$.topology.dependencies[0].timeout", "2 attempts of timeout 2000000h and backoff 0s reach beyond the clock's range: the run lasts 1m10s with its drain"},
+		{"delay overflows", "cold: {rate_factor: 50%, for: 10s}", "cold: {rate_factor: 50%, for: 2562047h47m}", "$.topology.services[0].cold.for", "for 2562047h47m reaches beyond the clock's range: the run lasts 1m"},
+		{"entry attempts with a drain", "clock: {duration: 1m, tick: 1s}", "clock: {duration: 1m, tick: 1s, drain: 2562047h46m16.5s}", "$.topology.entries[0].timeout", "2 attempts of timeout 300ms and backoff 0s reach beyond the clock's range"},
+		{"policy delay overflows", "max_age: 500ms", "max_age: 2562047h47m", "$.arms[1].policy.queue.max_age", "max_age 2562047h47m reaches beyond the clock's range"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			src := strings.Replace(validBase, tc.old, tc.new, 1)
@@ -248,5 +272,110 @@ func TestValidateNegativeSizes(t *testing.T) {
 			}
 			t.Errorf("no error at %s containing %q; got:\n%v", tc.path, tc.msg, errs)
 		})
+	}
+}
+
+// TestValidateWindowTicks checks the rule that an objective's window holds a tick: the ticks
+// start at 0, tick, 2·tick, … before the end of the run, and a window is the ticks that
+// start in [from, to).
+func TestValidateWindowTicks(t *testing.T) {
+	for _, tc := range []struct {
+		name           string
+		tick, from, to time.Duration
+		ok             bool
+	}{
+		{"the first tick", 7 * time.Second, 0, time.Nanosecond, true},
+		{"one tick exactly", 7 * time.Second, 14 * time.Second, 14*time.Second + 1, true},
+		{"just before a tick", 7 * time.Second, 13 * time.Second, 14 * time.Second, false},
+		{"between ticks", 7 * time.Second, 15 * time.Second, 20 * time.Second, false},
+		{"the last tick", 7 * time.Second, 56 * time.Second, 0, true},
+		{"after the last tick", 7 * time.Second, 57 * time.Second, 0, false},
+		{"after the last tick, to the end", 7 * time.Second, 57 * time.Second, time.Minute, false},
+		{"default tick", 0, 59 * time.Second, 0, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s, err := Decode("base.yaml", []byte(validBase))
+			if err != nil {
+				t.Fatal(err)
+			}
+			s.Clock.Tick = Duration(tc.tick)
+			s.Objectives[1].Window = &Window{From: Duration(tc.from), To: Duration(tc.to)}
+			err = s.Validate()
+			var errs Errors
+			errors.As(err, &errs)
+			found := false
+			for _, e := range errs {
+				found = found || e.Path == "$.objectives[1].window" && strings.Contains(e.Msg, "holds no tick")
+			}
+			if found == tc.ok {
+				t.Errorf("tick %v, window [%v, %v): Validate() = %v; want a window error: %v", tc.tick, tc.from, tc.to, err, !tc.ok)
+			}
+		})
+	}
+}
+
+// TestValidateAcceptsTimeline checks what the timeline rules allow: a fault that ends at
+// the end of the run, a window to the end, a pause (0/s) in the schedule, one arrival per
+// run, and an alert that must hold for less than the run.
+func TestValidateAcceptsTimeline(t *testing.T) {
+	for _, tc := range []struct{ name, old, new string }{
+		{"fault to the end", "{at: 40s, for: 5s, service: shop", "{at: 40s, for: 20s, service: shop"},
+		{"fault without for", "{at: 40s, for: 5s, service: shop", "{at: 59s, service: shop"},
+		{"window to the end", "window: {from: 10s, to: 30s}", "window: {from: 10s, to: 1m}"},
+		{"window from the last tick", "window: {from: 10s, to: 30s}", "window: {from: 59s}"},
+		{"a pause", "{at: 30s, rate: 200/s}", "{at: 30s, rate: 0/s}"},
+		{"one arrival per run", "{at: 30s, rate: 200/s}", "{at: 30s, rate: 1/min}"},
+		{"alert just shorter than the run", "above: 2%, for: 10s", "above: 2%, for: 59s"},
+		{"after the last instant", "after: 20s", "after: 59s"},
+		{"a heavy tail", "service_time: {p50: 2ms, p99: 8ms}", "service_time: {p50: 2ms, p99: 2562047h}"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			src := strings.Replace(validBase, tc.old, tc.new, 1)
+			if src == validBase {
+				t.Fatalf("case does not change the scenario: %q not found", tc.old)
+			}
+			if _, err := Decode("case.yaml", []byte(src)); err != nil {
+				t.Errorf("rejected:\n%v", err)
+			}
+		})
+	}
+}
+
+// TestTruncate shortens the Northstar example to its first two minutes: the result is
+// valid, keeps what begins before 2m, ends what runs past it at 2m, and leaves the
+// original as it was.
+func TestTruncate(t *testing.T) {
+	s, err := Load("../examples/northstar/northstar.scenario.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	before, _ := json.Marshal(s)
+	short := s.Truncate(2 * time.Minute)
+	if err := short.Validate(); err != nil {
+		t.Fatalf("Truncate(2m) is invalid:\n%v", err)
+	}
+	if got := short.Clock.Duration.Std(); got != 2*time.Minute {
+		t.Errorf("duration %v, want 2m", got)
+	}
+	for _, f := range short.Faults {
+		if f.At >= short.Clock.Duration || f.For > short.Clock.Duration-f.At {
+			t.Errorf("fault at %v for %v outlasts the run", f.At, f.For)
+		}
+	}
+	if len(short.Faults) != 2 || len(short.Faults) >= len(s.Faults) {
+		t.Errorf("%d of %d faults kept, want the 2 that begin before 2m", len(short.Faults), len(s.Faults))
+	}
+	for _, o := range short.Objectives {
+		if o.After >= short.Clock.Duration || o.Window != nil && (o.Window.From >= short.Clock.Duration || o.Window.To > short.Clock.Duration) {
+			t.Errorf("objective %q is outside the run", o.Name)
+		}
+	}
+	if after, _ := json.Marshal(s); string(after) != string(before) {
+		t.Error("Truncate changed the scenario it was called on")
+	}
+	for _, d := range []time.Duration{0, 40 * time.Minute, time.Hour} {
+		if c := s.Truncate(d); c == s || c.Clock.Duration != s.Clock.Duration || len(c.Faults) != len(s.Faults) {
+			t.Errorf("Truncate(%v) is not an unchanged copy", d)
+		}
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"time"
+
+	"github.com/goodput-lab/goodput/internal/floatdur"
 )
 
 // Streams hands out independent, reproducible random streams named by component and purpose.
@@ -30,7 +32,7 @@ func (f Streams) Stream(name string) *rand.Rand {
 
 // Exponential draws an exponentially distributed duration with the given mean.
 func Exponential(r *rand.Rand, mean time.Duration) time.Duration {
-	return time.Duration(r.ExpFloat64() * float64(mean))
+	return floatdur.Trunc(r.ExpFloat64() * float64(mean))
 }
 
 // z99 is the standard normal quantile at 0.99.
@@ -56,17 +58,17 @@ func NewLogNormal(median, p99 time.Duration) LogNormal {
 
 // Sample draws one duration.
 func (d LogNormal) Sample(r *rand.Rand) time.Duration {
-	return time.Duration(math.Exp(d.mu + d.sigma*r.NormFloat64()))
+	return floatdur.Trunc(math.Exp(d.mu + d.sigma*r.NormFloat64()))
 }
 
 // Mean is the distribution's mean, exp(mu + sigma²/2).
 func (d LogNormal) Mean() time.Duration {
-	return time.Duration(math.Exp(d.mu + d.sigma*d.sigma/2))
+	return floatdur.Trunc(math.Exp(d.mu + d.sigma*d.sigma/2))
 }
 
 // Quantile returns the q-quantile (0 < q < 1).
 func (d LogNormal) Quantile(q float64) time.Duration {
-	return time.Duration(math.Exp(d.mu + d.sigma*normalQuantile(q)))
+	return floatdur.Trunc(math.Exp(d.mu + d.sigma*normalQuantile(q)))
 }
 
 // normalQuantile is the inverse standard normal CDF (Acklam's rational approximation, relative

@@ -88,7 +88,7 @@ func TestReplayExample(t *testing.T) {
 	env.load = func(path string) (*scenario.Scenario, error) {
 		sc, err := scenario.Load(path)
 		if err == nil {
-			sc.Clock.Duration = scenario.Duration(80 * time.Second)
+			sc = sc.Truncate(80 * time.Second)
 		}
 		return sc, err
 	}

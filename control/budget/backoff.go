@@ -3,6 +3,8 @@ package budget
 import (
 	"math"
 	"time"
+
+	"github.com/goodput-lab/goodput/internal/floatdur"
 )
 
 // Backoff returns the wait before the retry that follows attempt (the number
@@ -36,5 +38,5 @@ func Backoff(attempt int, base, max time.Duration, u float64) time.Duration {
 	if f >= float64(ceil) { // rounding near the top of a large ceil
 		return ceil - 1
 	}
-	return time.Duration(f)
+	return floatdur.Trunc(f)
 }
