@@ -74,13 +74,13 @@ func ExampleRecorder_Class() {
 
 	arm := rec.Finish(nil)
 	c := arm.Classes[0]
-	fmt.Printf("%s: offered %d, admitted %d, rejected %d, goodput %d, p50 %v ms\n", c.Name, c.Offered, c.Admitted, c.Rejected, c.Goodput, c.Latency.P50)
+	fmt.Printf("%s: offered %d, admitted %d, rejected %d, goodput %d, p50 %v\n", c.Name, c.Offered, c.Admitted, c.Rejected, c.Goodput, c.Latency.P50)
 	for _, l := range arm.Layers {
 		fmt.Printf("%s: %d attempts\n", l.Name, l.Attempts)
 	}
 	fmt.Printf("%s: %d calls\n", arm.Dependencies[0].Name, arm.Dependencies[0].Calls)
 	// Output:
-	// checkout: offered 4, admitted 3, rejected 1, goodput 3, p50 200.063 ms
+	// checkout: offered 4, admitted 3, rejected 1, goodput 3, p50 200.063ms
 	// edge: 3 attempts
 	// payment: 3 attempts
 	// payment-risk: 3 calls
