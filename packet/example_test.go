@@ -103,3 +103,36 @@ func ExampleWriteSeriesCSV() {
 	// 0,2026-03-10T14:00:00Z,a,1,1,0,1,0,0,1,0,0,0,0,0,0,0,0,0,0,1,100.031,100.031,5,0,0,0,0,0,0,0,Normal,1,0,0,1
 	// 1,2026-03-10T14:00:01Z,a,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,,,,,,,,,,,,,,,,0
 }
+
+// A packet directory written by WriteDir reads back whole: figures with their durations,
+// the series and the events.
+func ExampleRead() {
+	rec := packet.NewRecorder(packet.Config{Arm: "baseline", Tick: time.Second, Duration: 2 * time.Second})
+	for i := range 4 {
+		at := time.Duration(i) * 500 * time.Millisecond
+		rec.Offered(at, "checkout")
+		rec.Admitted(at, "checkout")
+		rec.Terminal(at+120*time.Millisecond, "checkout", packet.Goodput, 120*time.Millisecond)
+	}
+	rec.Annotate(time.Second, "fault", "start: slow dependency")
+	p := &packet.Packet{Scenario: "example", Seed: 1, Arms: []packet.Arm{rec.Finish(nil)}}
+
+	dir, err := os.MkdirTemp("", "packet")
+	if err != nil {
+		panic(err)
+	}
+	defer os.RemoveAll(dir)
+	if err := p.WriteDir(dir); err != nil {
+		panic(err)
+	}
+	back, err := packet.Read(dir)
+	if err != nil {
+		panic(err)
+	}
+	a := back.Arms[0]
+	fmt.Printf("%s: %v simulated at a %v tick, p50 %v\n", a.Name, a.Duration, a.Tick, a.Latency.P50)
+	fmt.Printf("%d rows, goodput %d in the first; %d event: %s at %v\n", len(a.Series), a.Series[0].Goodput, len(a.Events), a.Events[0].Text, a.Events[0].T)
+	// Output:
+	// baseline: 2s simulated at a 1s tick, p50 120.063ms
+	// 2 rows, goodput 2 in the first; 1 event: start: slow dependency at 1s
+}
