@@ -114,7 +114,7 @@ func decodeJSON(data []byte, name string) (*Packet, error) {
 	dec.DisallowUnknownFields()
 	var w packetJSON
 	if err := dec.Decode(&w); err != nil {
-		return nil, jsonError(data, name, 1, err)
+		return nil, jsonError(data, name, 1, name, err)
 	}
 	if _, err := dec.Token(); err != io.EOF {
 		return nil, fmt.Errorf("%s:%s: data after the packet's closing brace; expected one JSON object", name, position(data, dec.InputOffset(), 1))
@@ -149,8 +149,9 @@ func decodeJSON(data []byte, name string) (*Packet, error) {
 }
 
 // jsonError gives an error decoding data, which starts on line first of file name, the
-// line and column of what is wrong.
-func jsonError(data []byte, name string, first int, err error) error {
+// line and column of what is wrong; where locates an error that has no offset (a time that
+// does not parse).
+func jsonError(data []byte, name string, first int, where string, err error) error {
 	at := func(off int64) string { return position(data, off, first) }
 	var syn *json.SyntaxError
 	var typ *json.UnmarshalTypeError
@@ -177,7 +178,7 @@ func jsonError(data []byte, name string, first int, err error) error {
 		}
 		return fmt.Errorf("%s:%s: unknown field %s: the packet is from a newer goodput, or not a packet; this version reads the fields goodput replay writes", name, at(off), field)
 	}
-	return fmt.Errorf("%s: %v", name, err)
+	return fmt.Errorf("%s: %v", where, err)
 }
 
 func jsonKind(k string) string {
@@ -493,7 +494,7 @@ func readEvents(p *Packet, r io.Reader, name string) error {
 		dec.DisallowUnknownFields()
 		var w eventJSON
 		if err := dec.Decode(&w); err != nil {
-			return jsonError(b, name, line, err)
+			return jsonError(b, name, line, fmt.Sprintf("%s:%d", name, line), err)
 		}
 		if dec.More() {
 			return fmt.Errorf("%s:%d: more than one JSON object on the line; expected one event per line", name, line)

@@ -223,6 +223,7 @@ func TestReadErrors(t *testing.T) {
 		{name: "event arm", events: replace(events, `"arm":"baseline"`, `"arm":"nobody"`), want: `events.jsonl:1: arm "nobody" is not an arm`},
 		{name: "event field", events: replace(events, `"kind":`, `"colour":"red","kind":`), want: `events.jsonl:1:`},
 		{name: "event order", events: append([]byte(lines(events)[len(lines(events))-2]), events...), want: "events.jsonl:2: t_s 2 is before the previous line's"},
+		{name: "event time", events: replace(events, `"at":"2026-03-10T14:00:02Z"`, `"at":"yesterday"`), want: `events.jsonl:1: parsing time "yesterday"`},
 		{name: "empty event line", events: append([]byte("\n"), events...), want: "events.jsonl:1: empty line"},
 	}
 	for _, tt := range tests {
