@@ -1,10 +1,10 @@
 package incident
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -13,28 +13,27 @@ import (
 	"strings"
 
 	"github.com/expr-lang/expr"
+
+	"github.com/goodput-lab/goodput/packet"
 )
 
-// ReadPacket reads a replay packet (packet.json, as written by `goodput replay`) and
-// returns the environment replay claims are evaluated in: the packet's top-level fields
-// (scenario, seed, arms …) plus each arm under its name, with every field the packet
-// has (totals, amplification, duplicates, rates_per_s, recovery, latency …).
+// ReadPacket reads a replay packet (packet.json, as written by `goodput replay`, through
+// [packet.ReadJSON]) and returns the environment replay claims are evaluated in: the
+// packet's top-level fields (scenario, seed, arms …) plus each arm under its name, with
+// every field of packet.json (totals, amplification, duplicates, rates_per_s, recovery,
+// latency …) under its JSON name, durations in the file's ms or s.
 func ReadPacket(path string) (map[string]any, error) {
-	f, err := openRegular(path)
+	p, err := packet.ReadJSON(path)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxFileSize+1))
-	if err != nil {
+	var buf bytes.Buffer
+	if err := p.WriteJSON(&buf); err != nil {
 		return nil, err
-	}
-	if len(data) > maxFileSize {
-		return nil, fmt.Errorf("%s is larger than %d MiB", path, maxFileSize>>20)
 	}
 	var top map[string]any
-	if err := json.Unmarshal(data, &top); err != nil {
-		return nil, fmt.Errorf("%s is not a packet: %v", path, err)
+	if err := json.Unmarshal(buf.Bytes(), &top); err != nil {
+		return nil, fmt.Errorf("%s: %v", path, err)
 	}
 	arms, _ := top["arms"].([]any)
 	if len(arms) == 0 {

@@ -564,8 +564,8 @@ arms: [{name: fifo, policy: {}}]
 			mu := 1 / tc.mean.Seconds()
 			a := tc.lambda / mu
 			wq := erlangC(tc.c, a) / (float64(tc.c)*mu - tc.lambda) // seconds
-			got := arm.Classes[0].QueueWait.Mean / 1000             // seconds
-			rel := 0.08                                             // 400 s: the statistical error is a few percent at ρ = 0.94
+			got := arm.Classes[0].QueueWait.Mean.Seconds()
+			rel := 0.08 // 400 s: the statistical error is a few percent at ρ = 0.94
 			if testing.Short() {
 				rel = 0.15
 			}
@@ -584,7 +584,7 @@ arms: [{name: fifo, policy: {}}]
 				}
 			}
 			inSys /= float64(n)
-			little := tc.lambda * (arm.Latency.Mean / 1000)
+			little := tc.lambda * arm.Latency.Mean.Seconds()
 			if math.Abs(inSys-little) > 0.15*little+0.5 { // per-tick samples: about 3 standard errors
 				t.Errorf("mean in system %.2f, λW = %.2f", inSys, little)
 			}

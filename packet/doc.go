@@ -4,7 +4,9 @@
 //
 // [Packet] is the stable JSON contract written as packet.json; [WriteSeriesCSV] writes the
 // per-tick series (series.csv) and [WriteEventsJSONL] the annotations and transitions
-// (events.jsonl).
+// (events.jsonl); [Packet.WriteDir] writes all three. [Read] loads such a directory back
+// into the same Packet, so that a report can be redrawn or two packets compared without
+// replaying. Durations are time.Duration in memory and milliseconds or seconds in the files.
 //
 // # Recording an arm
 //

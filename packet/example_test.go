@@ -74,13 +74,13 @@ func ExampleRecorder_Class() {
 
 	arm := rec.Finish(nil)
 	c := arm.Classes[0]
-	fmt.Printf("%s: offered %d, admitted %d, rejected %d, goodput %d, p50 %v ms\n", c.Name, c.Offered, c.Admitted, c.Rejected, c.Goodput, c.Latency.P50)
+	fmt.Printf("%s: offered %d, admitted %d, rejected %d, goodput %d, p50 %v\n", c.Name, c.Offered, c.Admitted, c.Rejected, c.Goodput, c.Latency.P50)
 	for _, l := range arm.Layers {
 		fmt.Printf("%s: %d attempts\n", l.Name, l.Attempts)
 	}
 	fmt.Printf("%s: %d calls\n", arm.Dependencies[0].Name, arm.Dependencies[0].Calls)
 	// Output:
-	// checkout: offered 4, admitted 3, rejected 1, goodput 3, p50 200.063 ms
+	// checkout: offered 4, admitted 3, rejected 1, goodput 3, p50 200.063ms
 	// edge: 3 attempts
 	// payment: 3 attempts
 	// payment-risk: 3 calls
@@ -102,4 +102,37 @@ func ExampleWriteSeriesCSV() {
 	// t_s,time,arm,offered_per_s,admitted_per_s,rejected_per_s,attempts_per_s,retries_per_s,suppressed_per_s,goodput_per_s,late_per_s,expired_per_s,failed_per_s,ambiguous_per_s,shed_per_s,orphans_per_s,cancellations_completed_per_s,duplicates,cache_hits_per_s,cache_misses_per_s,amplification,latency_p50_ms,latency_p99_ms,queue_age_max_ms,queue_len,in_flight,pool_waiters,instances_requested,instances_process_ready,instances_route_ready,instances_warm,state,generation,admission_limit,slack_p10_ms,attempts_edge_per_s
 	// 0,2026-03-10T14:00:00Z,a,1,1,0,1,0,0,1,0,0,0,0,0,0,0,0,0,0,1,100.031,100.031,5,0,0,0,0,0,0,0,Normal,1,0,0,1
 	// 1,2026-03-10T14:00:01Z,a,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,,,,,,,,,,,,,,,,0
+}
+
+// A packet directory written by WriteDir reads back whole: figures with their durations,
+// the series and the events.
+func ExampleRead() {
+	rec := packet.NewRecorder(packet.Config{Arm: "baseline", Tick: time.Second, Duration: 2 * time.Second})
+	for i := range 4 {
+		at := time.Duration(i) * 500 * time.Millisecond
+		rec.Offered(at, "checkout")
+		rec.Admitted(at, "checkout")
+		rec.Terminal(at+120*time.Millisecond, "checkout", packet.Goodput, 120*time.Millisecond)
+	}
+	rec.Annotate(time.Second, "fault", "start: slow dependency")
+	p := &packet.Packet{Scenario: "example", Seed: 1, Arms: []packet.Arm{rec.Finish(nil)}}
+
+	dir, err := os.MkdirTemp("", "packet")
+	if err != nil {
+		panic(err)
+	}
+	defer os.RemoveAll(dir)
+	if err := p.WriteDir(dir); err != nil {
+		panic(err)
+	}
+	back, err := packet.Read(dir)
+	if err != nil {
+		panic(err)
+	}
+	a := back.Arms[0]
+	fmt.Printf("%s: %v simulated at a %v tick, p50 %v\n", a.Name, a.Duration, a.Tick, a.Latency.P50)
+	fmt.Printf("%d rows, goodput %d in the first; %d event: %s at %v\n", len(a.Series), a.Series[0].Goodput, len(a.Events), a.Events[0].Text, a.Events[0].T)
+	// Output:
+	// baseline: 2s simulated at a 1s tick, p50 120.063ms
+	// 2 rows, goodput 2 in the first; 1 event: start: slow dependency at 1s
 }

@@ -21,8 +21,8 @@ func (r *Recorder) Finish(objectives []ObjectiveSpec) Arm {
 	a := Arm{
 		Name:            r.cfg.Arm,
 		Start:           r.cfg.Start,
-		TickMS:          ms(r.tick),
-		Duration:        seconds(r.end()),
+		Tick:            roundMS(r.tick),
+		Duration:        roundS(r.end()),
 		RejectedBy:      r.rejectedBy.counts(),
 		ShedBy:          r.shedBy.counts(),
 		Series:          r.rows,
@@ -93,7 +93,7 @@ func (r *Recorder) Finish(objectives []ObjectiveSpec) Arm {
 	for i := range r.rows {
 		row := &r.rows[i]
 		if v, ok := row.Amplification(); ok && row.T < r.end() && v > a.Amplification.Peak {
-			a.Amplification.Peak, a.Amplification.PeakS = v, seconds(row.T)
+			a.Amplification.Peak, a.Amplification.PeakAt = v, roundS(row.T)
 		}
 	}
 	t.Suppressed = r.suppressed
@@ -129,7 +129,7 @@ func (r *Recorder) Finish(objectives []ObjectiveSpec) Arm {
 		}
 		sampled++
 		ageSum += row.QueueAgeMax
-		a.Queue.AgeMaxMS = max(a.Queue.AgeMaxMS, ms(row.QueueAgeMax))
+		a.Queue.AgeMax = max(a.Queue.AgeMax, roundMS(row.QueueAgeMax))
 		a.Queue.LenMax = max(a.Queue.LenMax, row.QueueLen)
 		in := row.Instances
 		c := &a.Capacity
@@ -155,7 +155,7 @@ func (r *Recorder) Finish(objectives []ObjectiveSpec) Arm {
 	a.Samples = sampled
 	a.Capacity.InstanceSecondsCold = round(a.Capacity.InstanceSecondsCold, 3)
 	if sampled > 0 {
-		a.Queue.AgeMeanMS = ms(ageSum / time.Duration(sampled))
+		a.Queue.AgeMean = roundMS(ageSum / time.Duration(sampled))
 	}
 	for i, d := range r.dep {
 		ds := DependencyStats{
@@ -208,6 +208,12 @@ func (r *Recorder) Finish(objectives []ObjectiveSpec) Arm {
 	}
 	a.Invariants = r.invariants(&a)
 
+	// The series as series.csv holds it (gauges to the microsecond), so that a packet read
+	// back from its files equals this one.
+	for i := range a.Series {
+		row := &a.Series[i]
+		row.QueueAgeMax, row.SlackP10 = roundMS(row.QueueAgeMax), roundMS(row.SlackP10)
+	}
 	a.Events = slices.Clone(r.events)
 	slices.SortStableFunc(a.Events, func(x, y Event) int { return cmp.Compare(x.T, y.T) })
 	if a.Classes == nil {
@@ -256,9 +262,9 @@ func (r *Recorder) end() time.Duration {
 // recovery computes the recovery timings measured from after.
 func (r *Recorder) recovery(after time.Duration) Recovery {
 	rc := Recovery{
-		AfterS:      seconds(after),
+		After:       roundS(after),
 		StableFrac:  r.stableFrac,
-		DrainAgeMS:  ms(r.drainAge),
+		DrainAge:    roundMS(r.drainAge),
 		StateSource: "derived",
 	}
 	for _, row := range r.rows {
@@ -269,7 +275,7 @@ func (r *Recorder) recovery(after time.Duration) Recovery {
 	}
 	// holdsFrom returns the time from after at which ok starts holding for every remaining
 	// counted tick, or nil if it does not hold on the last one (or no tick counts).
-	holdsFrom := func(ok func(Row) (holds, counts bool)) *float64 {
+	holdsFrom := func(ok func(Row) (holds, counts bool)) *time.Duration {
 		from := after
 		seen, last := false, false
 		for _, row := range r.rows {
@@ -289,25 +295,25 @@ func (r *Recorder) recovery(after time.Duration) Recovery {
 		if !seen || !last {
 			return nil
 		}
-		v := seconds(from - after)
+		v := roundS(from - after)
 		return &v
 	}
-	rc.StabilizeS = holdsFrom(func(row Row) (bool, bool) {
+	rc.Stabilize = holdsFrom(func(row Row) (bool, bool) {
 		if row.Offered == 0 {
 			return true, false
 		}
 		return float64(row.Goodput) >= r.stableFrac*float64(row.Offered), true
 	})
-	rc.DrainS = holdsFrom(func(row Row) (bool, bool) {
+	rc.Drain = holdsFrom(func(row Row) (bool, bool) {
 		return row.QueueAgeMax <= r.drainAge, row.Sampled
 	})
 	if rc.StateSource == "loadstate" {
-		rc.NormalS = holdsFrom(func(row Row) (bool, bool) {
+		rc.Normal = holdsFrom(func(row Row) (bool, bool) {
 			return row.State == "Normal", row.Sampled
 		})
-	} else if rc.StabilizeS != nil && rc.DrainS != nil {
-		v := max(*rc.StabilizeS, *rc.DrainS)
-		rc.NormalS = &v
+	} else if rc.Stabilize != nil && rc.Drain != nil {
+		v := max(*rc.Stabilize, *rc.Drain)
+		rc.Normal = &v
 	}
 	return rc
 }
@@ -375,7 +381,7 @@ func (r *Recorder) invariants(a *Arm) []Invariant {
 	return out
 }
 
-// percentiles summarises a histogram of microseconds in milliseconds.
+// percentiles summarises a histogram of microseconds.
 func percentiles(h *hdr.Histogram) Percentiles {
 	n := h.TotalCount()
 	if n == 0 {
@@ -384,12 +390,12 @@ func percentiles(h *hdr.Histogram) Percentiles {
 	v := h.ValueAtPercentilesSlice([]float64{50, 90, 99, 99.9})
 	return Percentiles{
 		Count: n,
-		P50:   usToMS(v[0]),
-		P90:   usToMS(v[1]),
-		P99:   usToMS(v[2]),
-		P999:  usToMS(v[3]),
-		Max:   usToMS(h.Max()),
-		Mean:  round(h.Mean()/1000, 3),
+		P50:   time.Duration(v[0]) * time.Microsecond,
+		P90:   time.Duration(v[1]) * time.Microsecond,
+		P99:   time.Duration(v[2]) * time.Microsecond,
+		P999:  time.Duration(v[3]) * time.Microsecond,
+		Max:   time.Duration(h.Max()) * time.Microsecond,
+		Mean:  fromMS(round(h.Mean()/1000, 3)),
 	}
 }
 

@@ -109,7 +109,7 @@ func (r *Recorder) evaluate(s ObjectiveSpec) Objective {
 			break
 		}
 		rc := r.recovery(s.After)
-		if rc.NormalS == nil {
+		if rc.Normal == nil {
 			end := r.end()
 			value = seconds(max(end-s.After, 0))
 			ok = true
@@ -119,7 +119,7 @@ func (r *Recorder) evaluate(s ObjectiveSpec) Objective {
 			o.Note, o.Censored = note, true
 			return o
 		}
-		value = *rc.NormalS
+		value = seconds(*rc.Normal)
 		if rc.StateSource == "derived" {
 			note = "no load state reported: Normal means stabilised and drained"
 		}

@@ -18,9 +18,10 @@ type Packet struct {
 
 // Arm is the result of one policy arm, as built by [Recorder.Finish].
 //
-// Durations are reported in milliseconds (fields ending in _ms) or seconds (_s); rates are
-// per second of simulated time. Series and Events are not part of packet.json: they are
-// written by [WriteSeriesCSV] and [WriteEventsJSONL].
+// Durations are time.Duration in memory, rounded to the microsecond; packet.json writes
+// them in milliseconds (keys ending in _ms) or seconds (_s). Rates are per second of
+// simulated time. Series and Events are not part of packet.json: they are written by
+// [WriteSeriesCSV] and [WriteEventsJSONL]. Use [Read] to load a packet directory back.
 type Arm struct {
 	Name          string        `json:"name"`
 	Totals        Totals        `json:"totals"`
@@ -30,9 +31,9 @@ type Arm struct {
 	Transitions   []Transition  `json:"transitions"`
 
 	// Start is the wall instant of virtual time 0; Tick and Duration are the series clock.
-	Start    time.Time `json:"start"`
-	TickMS   float64   `json:"tick_ms"`
-	Duration float64   `json:"duration_s"`
+	Start    time.Time     `json:"start"`
+	Tick     time.Duration `json:"tick_ms"`
+	Duration time.Duration `json:"duration_s"`
 	// Rates are the totals divided by the run's duration in seconds.
 	Rates Rates `json:"rates_per_s"`
 	// Latency is completion latency (intended send → terminal state) of every admitted
@@ -130,10 +131,10 @@ type Amplification struct {
 	Total   float64            `json:"total"`
 	ByLayer map[string]float64 `json:"by_layer"`
 	// Peak is the largest amplification of one tick of the run (see [Row.Amplification];
-	// ticks of the drain after the run's end are left out), and PeakS the start of that
-	// tick in seconds; both 0 when no tick offered anything.
-	Peak  float64 `json:"peak"`
-	PeakS float64 `json:"peak_at_s"`
+	// ticks of the drain after the run's end are left out), and PeakAt the start of that
+	// tick; both 0 when no tick offered anything.
+	Peak   float64       `json:"peak"`
+	PeakAt time.Duration `json:"peak_at_s"`
 }
 
 // Duplicates counts mutations executed more than once for one logical identity.
@@ -185,21 +186,21 @@ type Transition struct {
 	Generation uint64    `json:"generation"`
 	Reason     string    `json:"reason"`
 
-	// T is the virtual time of the transition in seconds since the start; Manual marks an
-	// operator override.
-	T      float64 `json:"t_s"`
-	Manual bool    `json:"manual"`
+	// T is the virtual time of the transition since the start; Manual marks an operator
+	// override.
+	T      time.Duration `json:"t_s"`
+	Manual bool          `json:"manual"`
 }
 
-// Percentiles summarises one histogram in milliseconds.
+// Percentiles summarises one histogram, to the microsecond (in milliseconds in packet.json).
 type Percentiles struct {
-	Count int64   `json:"count"`
-	P50   float64 `json:"p50_ms"`
-	P90   float64 `json:"p90_ms"`
-	P99   float64 `json:"p99_ms"`
-	P999  float64 `json:"p999_ms"`
-	Max   float64 `json:"max_ms"`
-	Mean  float64 `json:"mean_ms"`
+	Count int64         `json:"count"`
+	P50   time.Duration `json:"p50_ms"`
+	P90   time.Duration `json:"p90_ms"`
+	P99   time.Duration `json:"p99_ms"`
+	P999  time.Duration `json:"p999_ms"`
+	Max   time.Duration `json:"max_ms"`
+	Mean  time.Duration `json:"mean_ms"`
 }
 
 // ClassStats are the populations and timings of one request class.
@@ -256,9 +257,9 @@ type RetryBudget struct {
 
 // Queue summarises the sampled oldest useful queued work and queue length.
 type Queue struct {
-	AgeMaxMS  float64 `json:"age_max_ms"`
-	AgeMeanMS float64 `json:"age_mean_ms"`
-	LenMax    int     `json:"len_max"`
+	AgeMax  time.Duration `json:"age_max_ms"`
+	AgeMean time.Duration `json:"age_mean_ms"`
+	LenMax  int           `json:"len_max"`
 }
 
 // DependencyStats are the calls made to one dependency.
@@ -320,9 +321,9 @@ type Invariant struct {
 	Message string `json:"message"`
 }
 
-// Recovery holds recovery timings in seconds after After (the instant recovery is measured
-// from, usually the dependency's restoration). A timing is nil when the condition never
-// held until the end of the run.
+// Recovery holds recovery timings after After (the instant recovery is measured from,
+// usually the dependency's restoration; packet.json writes them in seconds). A timing is nil
+// when the condition never held until the end of the run.
 //
 //   - Stabilize: from then on, every tick's goodput is at least StableFraction of its
 //     offered load.
@@ -330,13 +331,13 @@ type Invariant struct {
 //   - Normal: from then on, the load state is Normal. An arm that reports no load state
 //     (no state machine) counts as Normal once it has both stabilised and drained.
 type Recovery struct {
-	AfterS      float64  `json:"after_s"`
-	StabilizeS  *float64 `json:"stabilize_s"`
-	DrainS      *float64 `json:"drain_s"`
-	NormalS     *float64 `json:"normal_s"`
-	StableFrac  float64  `json:"stable_fraction"`
-	DrainAgeMS  float64  `json:"drain_age_ms"`
-	StateSource string   `json:"state_source"` // "loadstate" or "derived"
+	After       time.Duration  `json:"after_s"`
+	Stabilize   *time.Duration `json:"stabilize_s"`
+	Drain       *time.Duration `json:"drain_s"`
+	Normal      *time.Duration `json:"normal_s"`
+	StableFrac  float64        `json:"stable_fraction"`
+	DrainAge    time.Duration  `json:"drain_age_ms"`
+	StateSource string         `json:"state_source"` // "loadstate" or "derived"
 }
 
 // Row is one tick of an arm's series. Counters count events whose time falls in
@@ -414,11 +415,11 @@ type Instances struct {
 // Event is one line of events.jsonl: an annotation (fault, alert, manual action) or a
 // load-state transition.
 type Event struct {
-	At   time.Time `json:"at"`
-	T    float64   `json:"t_s"`
-	Arm  string    `json:"arm"`
-	Kind string    `json:"kind"`
-	Text string    `json:"text"`
+	At   time.Time     `json:"at"`
+	T    time.Duration `json:"t_s"`
+	Arm  string        `json:"arm"`
+	Kind string        `json:"kind"`
+	Text string        `json:"text"`
 
 	From       string `json:"from,omitempty"`
 	To         string `json:"to,omitempty"`

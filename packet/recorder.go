@@ -838,10 +838,10 @@ func (r *Recorder) Transition(at time.Duration, from, to string, generation uint
 	wall := r.cfg.Start.Add(at)
 	r.transitions = append(r.transitions, Transition{
 		At: wall, From: from, To: to, Generation: generation, Reason: reason,
-		T: seconds(at), Manual: manual,
+		T: roundS(at), Manual: manual,
 	})
 	r.events = append(r.events, Event{
-		At: wall, T: seconds(at), Arm: r.cfg.Arm, Kind: "transition", Text: reason,
+		At: wall, T: roundS(at), Arm: r.cfg.Arm, Kind: "transition", Text: reason,
 		From: from, To: to, Generation: generation, Manual: manual,
 	})
 }
@@ -851,7 +851,7 @@ func (r *Recorder) Transition(at time.Duration, from, to string, generation uint
 func (r *Recorder) Annotate(at time.Duration, kind, text string) {
 	r.row(at)
 	r.events = append(r.events, Event{
-		At: r.cfg.Start.Add(at), T: seconds(at), Arm: r.cfg.Arm, Kind: kind, Text: text,
+		At: r.cfg.Start.Add(at), T: roundS(at), Arm: r.cfg.Arm, Kind: kind, Text: text,
 	})
 }
 

@@ -174,15 +174,15 @@ func TestMergedPercentiles(t *testing.T) {
 		name      string
 		got, want float64
 	}{
-		{"overall p50", a.Latency.P50, 2000},
-		{"overall p90", a.Latency.P90, 3600},
-		{"overall p99", a.Latency.P99, 3960},
-		{"overall p99.9", a.Latency.P999, 3996},
-		{"overall max", a.Latency.Max, 4000},
-		{"overall mean", a.Latency.Mean, 2000.5},
-		{"fast p50", a.Classes[0].Latency.P50, 500},
-		{"fast p99", a.Classes[0].Latency.P99, 990},
-		{"slow p50", a.Classes[1].Latency.P50, 2500},
+		{"overall p50", ms(a.Latency.P50), 2000},
+		{"overall p90", ms(a.Latency.P90), 3600},
+		{"overall p99", ms(a.Latency.P99), 3960},
+		{"overall p99.9", ms(a.Latency.P999), 3996},
+		{"overall max", ms(a.Latency.Max), 4000},
+		{"overall mean", ms(a.Latency.Mean), 2000.5},
+		{"fast p50", ms(a.Classes[0].Latency.P50), 500},
+		{"fast p99", ms(a.Classes[0].Latency.P99), 990},
+		{"slow p50", ms(a.Classes[1].Latency.P50), 2500},
 		{"objective all p99", a.Objectives[0].Value, 3960},
 		{"objective fast p99", a.Objectives[1].Value, 990},
 	}
@@ -192,7 +192,7 @@ func TestMergedPercentiles(t *testing.T) {
 			t.Errorf("%s = %v ms, want %v ms ± 0.1%%", c.name, c.got, c.want)
 		}
 	}
-	if avg := (a.Classes[0].Latency.P50 + a.Classes[1].Latency.P50) / 2; math.Abs(avg-a.Latency.P50) < 100 {
+	if avg := (a.Classes[0].Latency.P50 + a.Classes[1].Latency.P50) / 2; (avg - a.Latency.P50).Abs() < 100*time.Millisecond {
 		t.Errorf("averaged medians %v agree with the merged median %v; the test distribution is too weak", avg, a.Latency.P50)
 	}
 	if a.Latency.Count != 4000 {
@@ -251,8 +251,8 @@ func TestSeriesRows(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("rows (-want +got):\n%s", diff)
 	}
-	if a.Duration != 3 {
-		t.Errorf("duration = %v s, want 3 (the configured duration)", a.Duration)
+	if a.Duration != 3*time.Second {
+		t.Errorf("duration = %v, want 3s (the configured duration)", a.Duration)
 	}
 	if a.Rates.Offered != round(2.0/3, 3) {
 		t.Errorf("offered rate = %v, want %v", a.Rates.Offered, round(2.0/3, 3))
@@ -336,13 +336,13 @@ func TestQueueRemainingAndDependencies(t *testing.T) {
 		Dependencies: map[string]DependencyGauge{"risk": {InService: 30}, "payment": {InService: 4}}})
 	a := r.Finish(nil)
 	c := a.Classes[0]
-	if c.QueueWait.Count != 2 || c.QueueWait.Max < 30 || c.QueueWait.Max > 30.1 {
+	if c.QueueWait.Count != 2 || c.QueueWait.Max < 30*ms1 || c.QueueWait.Max > 30100*time.Microsecond {
 		t.Errorf("queue wait = %+v", c.QueueWait)
 	}
 	if c.Overdue != 1 || c.Remaining.Count != 2 || c.Remaining.P50 != 0 {
 		t.Errorf("remaining = %+v overdue %d", c.Remaining, c.Overdue)
 	}
-	want := Queue{AgeMaxMS: 300, AgeMeanMS: 200, LenMax: 7}
+	want := Queue{AgeMax: 300 * time.Millisecond, AgeMean: 200 * time.Millisecond, LenMax: 7}
 	if a.Queue != want {
 		t.Errorf("queue = %+v, want %+v", a.Queue, want)
 	}
@@ -394,15 +394,15 @@ func TestRecovery(t *testing.T) {
 		{Name: "ttn", Metric: "time_to_normal", After: 2 * time.Second, Max: ptr(4)},
 	})
 	rc := a.Recovery
-	if rc.StateSource != "loadstate" || rc.AfterS != 2 {
+	if rc.StateSource != "loadstate" || rc.After != 2*time.Second {
 		t.Fatalf("recovery = %+v", rc)
 	}
 	// Stable (≥95%) from tick 4; drained (≤250ms) from tick 6; Normal from tick 5.
 	for _, c := range []struct {
 		name string
-		got  *float64
-		want float64
-	}{{"stabilize", rc.StabilizeS, 2}, {"drain", rc.DrainS, 4}, {"normal", rc.NormalS, 3}} {
+		got  *time.Duration
+		want time.Duration
+	}{{"stabilize", rc.Stabilize, 2 * time.Second}, {"drain", rc.Drain, 4 * time.Second}, {"normal", rc.Normal, 3 * time.Second}} {
 		if c.got == nil || *c.got != c.want {
 			t.Errorf("%s = %v, want %v", c.name, c.got, c.want)
 		}
@@ -413,15 +413,15 @@ func TestRecovery(t *testing.T) {
 
 	// No state machine: Normal is derived from stable and drained.
 	a = stateRun(Config{RecoveryAfter: 2 * time.Second}, make([]string, len(states)), good, ages).Finish(nil)
-	if a.Recovery.StateSource != "derived" || a.Recovery.NormalS == nil || *a.Recovery.NormalS != 4 {
-		t.Errorf("derived recovery = %+v (normal %v)", a.Recovery, a.Recovery.NormalS)
+	if a.Recovery.StateSource != "derived" || a.Recovery.Normal == nil || *a.Recovery.Normal != 4*time.Second {
+		t.Errorf("derived recovery = %+v (normal %v)", a.Recovery, a.Recovery.Normal)
 	}
 
 	// Never recovers: nil timings and a failing objective that says why.
 	bad := []int{100, 50, 50, 50, 50, 50, 50, 50}
 	a = stateRun(Config{}, []string{"Normal", "Protected", "Protected", "Protected", "Protected", "Protected", "Protected", "Protected"}, bad, ages).
 		Finish([]ObjectiveSpec{{Name: "ttn", Metric: "time_to_normal", After: 2 * time.Second, Max: ptr(4)}})
-	if a.Recovery.StabilizeS != nil || a.Recovery.NormalS != nil {
+	if a.Recovery.Stabilize != nil || a.Recovery.Normal != nil {
 		t.Errorf("recovery = %+v, want no stabilise or normal time", a.Recovery)
 	}
 	if o := a.Objectives[0]; o.Pass || o.Value != 6 || !o.Censored || o.NoData || !strings.Contains(o.Note, "never returned to Normal") {
@@ -620,8 +620,8 @@ func TestAmplificationPeak(t *testing.T) {
 		}
 	}
 	a := r.Finish(nil)
-	if a.Amplification.Peak != 3 || a.Amplification.PeakS != 1 {
-		t.Errorf("peak %v at %v s, want 3 at 1 s (the drain's 9 left out)", a.Amplification.Peak, a.Amplification.PeakS)
+	if a.Amplification.Peak != 3 || a.Amplification.PeakAt != time.Second {
+		t.Errorf("peak %v at %v, want 3 at 1s (the drain's 9 left out)", a.Amplification.Peak, a.Amplification.PeakAt)
 	}
 	if empty := NewRecorder(Config{Duration: time.Second}).Finish(nil); empty.Amplification.Peak != 0 {
 		t.Errorf("peak %v with nothing offered", empty.Amplification.Peak)

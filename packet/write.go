@@ -12,8 +12,6 @@ import (
 	"slices"
 	"strconv"
 	"time"
-
-	"github.com/goodput-lab/goodput/internal/floatdur"
 )
 
 // The file names of a packet directory.
@@ -29,7 +27,7 @@ func (p *Packet) WriteJSON(w io.Writer) error {
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
-	if err := enc.Encode(p); err != nil {
+	if err := enc.Encode(p.wire()); err != nil {
 		return fmt.Errorf("packet: encode json: %w", err)
 	}
 	return nil
@@ -86,6 +84,45 @@ var seriesColumns = []string{
 	"state", "generation", "admission_limit", "slack_p10_ms",
 }
 
+// seriesLayout is the column layout of series.csv for a set of arms: the fixed columns,
+// then every layer, dependency and cache of any arm, in first-seen order.
+type seriesLayout struct {
+	header               []string
+	layers, deps, caches []string
+}
+
+func layoutOf(arms []Arm) seriesLayout {
+	var l seriesLayout
+	for _, a := range arms {
+		for _, c := range a.CacheNames {
+			if !slices.Contains(l.caches, c) {
+				l.caches = append(l.caches, c)
+			}
+		}
+		for _, x := range a.Layers {
+			if !slices.Contains(l.layers, x.Name) {
+				l.layers = append(l.layers, x.Name)
+			}
+		}
+		for _, d := range a.DependencyNames {
+			if !slices.Contains(l.deps, d) {
+				l.deps = append(l.deps, d)
+			}
+		}
+	}
+	l.header = slices.Clone(seriesColumns)
+	for _, x := range l.layers {
+		l.header = append(l.header, "attempts_"+x+"_per_s")
+	}
+	for _, d := range l.deps {
+		l.header = append(l.header, "dep_"+d+"_in_service", "dep_"+d+"_waiting")
+	}
+	for _, c := range l.caches {
+		l.header = append(l.header, "cache_"+c+"_entries")
+	}
+	return l
+}
+
 // WriteSeriesCSV writes series.csv: a header, then one row per tick per arm on the shared
 // clock, ordered by time and then by arm. Counters are per second of the tick; gauges are
 // the tick's sample (empty when the tick was not sampled); amplification is the tick's
@@ -93,49 +130,22 @@ var seriesColumns = []string{
 // nothing was offered). Each layer adds a column attempts_LAYER_per_s, each dependency the
 // columns dep_NAME_in_service and dep_NAME_waiting, and each cache cache_NAME_entries.
 func WriteSeriesCSV(w io.Writer, arms ...Arm) error {
-	var layers, deps, caches []string
-	for _, a := range arms {
-		for _, c := range a.CacheNames {
-			if !slices.Contains(caches, c) {
-				caches = append(caches, c)
-			}
-		}
-		for _, l := range a.Layers {
-			if !slices.Contains(layers, l.Name) {
-				layers = append(layers, l.Name)
-			}
-		}
-		for _, d := range a.DependencyNames {
-			if !slices.Contains(deps, d) {
-				deps = append(deps, d)
-			}
-		}
-	}
+	l := layoutOf(arms)
 	cw := csv.NewWriter(w)
-	header := slices.Clone(seriesColumns)
-	for _, l := range layers {
-		header = append(header, "attempts_"+l+"_per_s")
-	}
-	for _, d := range deps {
-		header = append(header, "dep_"+d+"_in_service", "dep_"+d+"_waiting")
-	}
-	for _, c := range caches {
-		header = append(header, "cache_"+c+"_entries")
-	}
-	if err := cw.Write(header); err != nil {
+	if err := cw.Write(l.header); err != nil {
 		return err
 	}
 	n := 0
 	for _, a := range arms {
 		n = max(n, len(a.Series))
 	}
-	rec := make([]string, 0, len(header))
+	rec := make([]string, 0, len(l.header))
 	for i := range n {
 		for _, a := range arms {
 			if i >= len(a.Series) {
 				continue
 			}
-			rec = seriesRecord(rec[:0], a, a.Series[i], layers, deps, caches)
+			rec = seriesRecord(rec[:0], a, a.Series[i], l.layers, l.deps, l.caches)
 			if err := cw.Write(rec); err != nil {
 				return err
 			}
@@ -146,7 +156,7 @@ func WriteSeriesCSV(w io.Writer, arms ...Arm) error {
 }
 
 func seriesRecord(rec []string, a Arm, row Row, layers, deps, caches []string) []string {
-	tick := floatdur.Trunc(a.TickMS * float64(time.Millisecond))
+	tick := a.Tick
 	if tick <= 0 {
 		tick = time.Second
 	}
@@ -233,7 +243,7 @@ func WriteEventsJSONL(w io.Writer, arms ...Arm) error {
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
 	for _, e := range all {
-		if err := enc.Encode(e); err != nil {
+		if err := enc.Encode(e.wire()); err != nil {
 			return err
 		}
 	}

@@ -151,7 +151,7 @@ func syntheticPacket() *Packet {
 	return &Packet{Scenario: "synthetic", Seed: 7, Arms: []Arm{synthetic("baseline", false), synthetic("protected", true)}}
 }
 
-func render(t *testing.T, p *Packet) (js, series, events []byte) {
+func render(t testing.TB, p *Packet) (js, series, events []byte) {
 	t.Helper()
 	var a, b, c bytes.Buffer
 	if err := p.WriteJSON(&a); err != nil {
@@ -221,7 +221,7 @@ func TestWrittenFilesParse(t *testing.T) {
 	if len(lines) != 2+2+3 { // two faults per arm, three transitions in the protected arm
 		t.Errorf("events.jsonl has %d lines, want 7:\n%s", len(lines), events)
 	}
-	prev := -1.0
+	prev := time.Duration(-1)
 	for _, l := range lines {
 		var e Event
 		if err := json.Unmarshal([]byte(l), &e); err != nil {

@@ -14,7 +14,6 @@ import (
 	"unicode"
 
 	"github.com/goodput-lab/goodput/chart"
-	"github.com/goodput-lab/goodput/internal/floatdur"
 	"github.com/goodput-lab/goodput/packet"
 )
 
@@ -137,7 +136,7 @@ func newPage(p *packet.Packet) *page {
 	pg.Key = keyFigures(p.Arms)
 	events := mergeEvents(p.Arms)
 	for i, e := range events {
-		pg.Events = append(pg.Events, eventRow{N: i + 1, Clock: clock(e.At), T: Float(e.T, 0),
+		pg.Events = append(pg.Events, eventRow{N: i + 1, Clock: clock(e.At), T: Float(packet.Seconds(e.T), 0),
 			Arms: e.arms, Kind: e.Kind, Text: e.Text})
 	}
 	axis := newTimeAxis(p.Arms)
@@ -153,7 +152,7 @@ func newPage(p *packet.Packet) *page {
 	}
 	for _, a := range p.Arms {
 		for _, x := range a.Transitions {
-			pg.Transitions = append(pg.Transitions, transitionRow{Arm: a.Name, Clock: clock(x.At), T: Float(x.T, 1),
+			pg.Transitions = append(pg.Transitions, transitionRow{Arm: a.Name, Clock: clock(x.At), T: Float(packet.Seconds(x.T), 1),
 				From: x.From, To: x.To, Generation: x.Generation, Reason: x.Reason, Manual: x.Manual})
 		}
 		for _, o := range a.Objectives {
@@ -194,7 +193,7 @@ func keyFigures(arms []packet.Arm) []keyRow {
 		row("goodput per second", func(a packet.Arm) cell { return text(perSecond(a.Totals.Goodput, a.Duration)) }),
 		row("amplification", func(a packet.Arm) cell { return text(times(a.Amplification.Total)) }),
 		row("completion p99 (ms)", func(a packet.Arm) cell { return text(msCell(a.Latency.Count, a.Latency.P99)) }),
-		row("oldest queue age, max (ms)", func(a packet.Arm) cell { return text(sampled(a, a.Queue.AgeMaxMS)) }),
+		row("oldest queue age, max (ms)", func(a packet.Arm) cell { return text(sampled(a, a.Queue.AgeMax)) }),
 		row("duplicates", func(a packet.Arm) cell { return text(Int(a.Duplicates.Total())) }),
 		row("ambiguous", func(a packet.Arm) cell { return text(Int(a.Totals.Ambiguous)) }),
 	}
@@ -249,7 +248,7 @@ type event struct {
 // (same instant, kind and text) once, naming the arms it happened in.
 func mergeEvents(arms []packet.Arm) []event {
 	type same struct {
-		t          float64
+		t          time.Duration
 		kind, text string
 	}
 	var all []event
@@ -292,8 +291,7 @@ func summary(p *packet.Packet) string {
 		return ""
 	}
 	a := p.Arms[0]
-	span := floatdur.Trunc(a.Duration * float64(time.Second))
-	tick := floatdur.Trunc(a.TickMS * float64(time.Millisecond))
+	span, tick := a.Duration, a.Tick
 	s := fmt.Sprintf("%v simulated, tick %v", span, tick)
 	if !a.Start.IsZero() {
 		s += ", from " + a.Start.UTC().Format(time.RFC3339)
@@ -428,12 +426,12 @@ type timeAxis struct {
 
 func newTimeAxis(arms []packet.Arm) timeAxis {
 	a := arms[0]
-	ax := timeAxis{start: a.Start, tick: floatdur.Trunc(a.TickMS * float64(time.Millisecond))}
+	ax := timeAxis{start: a.Start, tick: a.Tick}
 	if ax.tick <= 0 {
 		ax.tick = time.Second
 	}
 	for _, a := range arms {
-		ax.to = max(ax.to, floatdur.Trunc(a.Duration*float64(time.Second)))
+		ax.to = max(ax.to, a.Duration)
 	}
 	if ax.to == 0 { // a packet without its duration: as far as the series go
 		for _, a := range arms {
@@ -687,8 +685,8 @@ func faultBands(events []event, ax timeAxis) []band {
 		for _, f := range events[i+1:] {
 			if f.Kind == "fault" && f.Text == "end: "+what && f.arms == e.arms {
 				// The part of the window inside the run.
-				x0 := max(ax.x(secondsDur(e.T)), plotLeft)
-				x1 := min(ax.x(secondsDur(f.T)), plotRight)
+				x0 := max(ax.x(e.T), plotLeft)
+				x1 := min(ax.x(f.T), plotRight)
 				if x1 > x0 {
 					out = append(out, band{X: chart.Round1(x0), W: chart.Round1(x1 - x0),
 						Title: fmt.Sprintf("%s–%s %s", clock(e.At), clock(f.At), what)})
@@ -699,8 +697,6 @@ func faultBands(events []event, ax timeAxis) []band {
 	}
 	return out
 }
-
-func secondsDur(s float64) time.Duration { return floatdur.Round(s * float64(time.Second)) }
 
 // markers places one dashed line per group of events closer than markerGap on the chart,
 // labelled with the events' numbers; labels that would overlap go to the next row. Events
@@ -717,7 +713,7 @@ func markers(events []event, ax timeAxis) []marker {
 		if len(titles) == 0 {
 			return
 		}
-		x := chart.Round1(ax.x(secondsDur(events[first].T)))
+		x := chart.Round1(ax.x(events[first].T))
 		label := fmt.Sprint(first + 1)
 		if last > first {
 			label = fmt.Sprintf("%d–%d", first+1, last+1)
@@ -733,12 +729,12 @@ func markers(events []event, ax timeAxis) []marker {
 		titles = titles[:0]
 	}
 	for i, e := range events {
-		t := secondsDur(e.T)
+		t := e.T
 		if t < ax.from || t > ax.to {
 			continue // listed in the events table, but outside the charts' span
 		}
 		x := ax.x(t)
-		if len(titles) > 0 && x-ax.x(secondsDur(events[first].T)) >= markerGap {
+		if len(titles) > 0 && x-ax.x(events[first].T) >= markerGap {
 			flush()
 		}
 		if len(titles) == 0 {

@@ -23,7 +23,8 @@ func annotated() *packet.Packet {
 	p := comparison()
 	start := p.Arms[0].Start
 	ev := func(t float64, kind, text string) packet.Event {
-		return packet.Event{At: start.Add(time.Duration(t * float64(time.Second))), T: t, Kind: kind, Text: text}
+		d := time.Duration(t * float64(time.Second))
+		return packet.Event{At: start.Add(d), T: d, Kind: kind, Text: text}
 	}
 	for i := range p.Arms {
 		a := &p.Arms[i]
@@ -94,7 +95,7 @@ func TestHTMLCharts(t *testing.T) {
 	for _, l := range lines {
 		names = append(names, l[3])
 		pts := strings.Fields(l[2])
-		if ticks := int(p.Arms[0].Duration); len(pts) != ticks {
+		if ticks := int(p.Arms[0].Duration / p.Arms[0].Tick); len(pts) != ticks {
 			t.Errorf("line %s has %d points, want one per tick of the run (%d; the series has %d with the drain)",
 				l[3], len(pts), ticks, len(p.Arms[0].Series))
 		}
@@ -249,7 +250,7 @@ func TestHTMLEscapes(t *testing.T) {
 // is left out.
 func TestHTMLLongRun(t *testing.T) {
 	start := time.Date(2026, 3, 10, 14, 0, 0, 0, time.UTC)
-	a := packet.Arm{Name: "only", Start: start, TickMS: 1000, Duration: 5000}
+	a := packet.Arm{Name: "only", Start: start, Tick: time.Second, Duration: 5000 * time.Second}
 	for i := range 5000 {
 		r := packet.Row{T: time.Duration(i) * time.Second, Offered: 100, Goodput: 90, LayerAttempts: []int64{100}}
 		if i == 2500 {
@@ -284,7 +285,7 @@ func TestHTMLNoArms(t *testing.T) {
 
 func ExampleHTML() {
 	start := time.Date(2026, 3, 10, 14, 0, 0, 0, time.UTC)
-	arm := packet.Arm{Name: "baseline", Start: start, TickMS: 1000, Duration: 3}
+	arm := packet.Arm{Name: "baseline", Start: start, Tick: time.Second, Duration: 3 * time.Second}
 	for i, goodput := range []int64{90, 40, 85} {
 		arm.Series = append(arm.Series, packet.Row{T: time.Duration(i) * time.Second, Offered: 100, Goodput: goodput})
 	}
@@ -306,7 +307,7 @@ func BenchmarkHTML(b *testing.B) {
 	start := time.Date(2026, 3, 10, 14, 0, 0, 0, time.UTC)
 	p := &packet.Packet{Scenario: "bench", Seed: 1}
 	for ai, name := range []string{"baseline", "protected"} {
-		a := packet.Arm{Name: name, Start: start, TickMS: 1000, Duration: 2400}
+		a := packet.Arm{Name: name, Start: start, Tick: time.Second, Duration: 2400 * time.Second}
 		for i := range 2400 {
 			wave := int64(1000 * (1 + math.Sin(float64(i*(ai+1))/37)))
 			a.Series = append(a.Series, packet.Row{T: time.Duration(i) * time.Second, Offered: 9000, Goodput: 7000 + wave,
@@ -314,8 +315,8 @@ func BenchmarkHTML(b *testing.B) {
 				Sampled: true, Sample: packet.Sample{QueueAgeMax: time.Duration(wave) * time.Millisecond, InFlight: int(900 + wave), State: "Normal"}})
 		}
 		for i := range 20 {
-			t := float64(i * 100)
-			a.Events = append(a.Events, packet.Event{At: start.Add(time.Duration(t) * time.Second), T: t, Arm: name, Kind: "alert", Text: fmt.Sprintf("alert %d", i)})
+			t := time.Duration(i*100) * time.Second
+			a.Events = append(a.Events, packet.Event{At: start.Add(t), T: t, Arm: name, Kind: "alert", Text: fmt.Sprintf("alert %d", i)})
 		}
 		p.Arms = append(p.Arms, a)
 	}
@@ -349,8 +350,8 @@ func TestHTMLRandomPackets(t *testing.T) {
 		ticks := rng.IntN(300)
 		events := map[string]bool{} // distinct events: one shared by arms is listed once
 		for ai := range 1 + rng.IntN(3) {
-			a := packet.Arm{Name: fmt.Sprintf("arm %d & co", ai), Start: start, TickMS: float64(tick / time.Millisecond),
-				Duration: (time.Duration(ticks) * tick).Seconds(), DependencyNames: []string{"db", "cache"}}
+			a := packet.Arm{Name: fmt.Sprintf("arm %d & co", ai), Start: start, Tick: tick,
+				Duration: time.Duration(ticks) * tick, DependencyNames: []string{"db", "cache"}}
 			for i := range ticks + rng.IntN(3) {
 				r := packet.Row{T: time.Duration(i) * tick, Offered: rng.Int64N(1000), Goodput: rng.Int64N(1000),
 					LayerAttempts: []int64{rng.Int64N(3000)}, LatencyP99: time.Duration(rng.Int64N(int64(3 * time.Second)))}
@@ -363,10 +364,10 @@ func TestHTMLRandomPackets(t *testing.T) {
 				a.Series = append(a.Series, r)
 			}
 			for range rng.IntN(12) {
-				at := (rng.Float64()*1.4 - 0.2) * a.Duration
+				at := time.Duration((rng.Float64()*1.4 - 0.2) * float64(a.Duration))
 				kind := kinds[rng.IntN(len(kinds))]
 				text := []string{"start: slow db", "end: slow db", "queue <age> fired", ""}[rng.IntN(4)]
-				a.Events = append(a.Events, packet.Event{At: start.Add(secondsDur(at)), T: at, Arm: a.Name, Kind: kind, Text: text})
+				a.Events = append(a.Events, packet.Event{At: start.Add(at), T: at, Arm: a.Name, Kind: kind, Text: text})
 				events[fmt.Sprint(at, kind, text)] = true
 			}
 			sortEvents(a.Events)
@@ -412,7 +413,7 @@ func TestHTMLRandomPackets(t *testing.T) {
 
 func TestMergeEvents(t *testing.T) {
 	ev := func(arm string, at float64, kind, text string) packet.Event {
-		return packet.Event{T: at, Arm: arm, Kind: kind, Text: text}
+		return packet.Event{T: time.Duration(at * float64(time.Second)), Arm: arm, Kind: kind, Text: text}
 	}
 	arms := []packet.Arm{
 		{Name: "a", Events: []packet.Event{ev("a", 0, "fault", "start: x"), ev("a", 5, "alert", "fired"), ev("a", 5, "alert", "fired")}},
@@ -420,7 +421,7 @@ func TestMergeEvents(t *testing.T) {
 	}
 	var got []string
 	for _, e := range mergeEvents(arms) {
-		got = append(got, fmt.Sprintf("%v %s %s (%s)", e.T, e.Kind, e.Text, e.arms))
+		got = append(got, fmt.Sprintf("%v %s %s (%s)", e.T.Seconds(), e.Kind, e.Text, e.arms))
 	}
 	want := []string{
 		"0 fault start: x (all arms)",

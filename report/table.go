@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
+	"time"
 	"unicode/utf8"
 
 	"github.com/goodput-lab/goodput/packet"
@@ -187,8 +188,8 @@ func build(arms []packet.Arm) *table {
 	}
 
 	t.section("Queue")
-	t.value("oldest queue age, max (ms)", func(a packet.Arm) string { return sampled(a, a.Queue.AgeMaxMS) })
-	t.value("oldest queue age, mean (ms)", func(a packet.Arm) string { return sampled(a, a.Queue.AgeMeanMS) })
+	t.value("oldest queue age, max (ms)", func(a packet.Arm) string { return sampled(a, a.Queue.AgeMax) })
+	t.value("oldest queue age, mean (ms)", func(a packet.Arm) string { return sampled(a, a.Queue.AgeMean) })
 
 	t.section("Retries")
 	t.count("retries", func(a packet.Arm) int64 { return a.Retry.Retries })
@@ -343,18 +344,18 @@ func build(arms []packet.Arm) *table {
 
 	rc := arms[0].Recovery
 	// Recovery measured from an instant at or after the end of the run has nothing to show.
-	recovery := func(a packet.Arm, v *float64, sampledOnly bool) string {
-		if a.Recovery.AfterS >= a.Duration && a.Duration > 0 || sampledOnly && a.Samples == 0 {
+	recovery := func(a packet.Arm, v *time.Duration, sampledOnly bool) string {
+		if a.Recovery.After >= a.Duration && a.Duration > 0 || sampledOnly && a.Samples == 0 {
 			return "–"
 		}
 		return secondsCell(v)
 	}
-	t.section(fmt.Sprintf("Recovery, seconds after t=%s s", Float(rc.AfterS, 0)))
+	t.section(fmt.Sprintf("Recovery, seconds after t=%s s", Float(packet.Seconds(rc.After), 0)))
 	t.value(fmt.Sprintf("stabilise (goodput ≥ %s%% of offered)", Float(100*rc.StableFrac, 0)),
-		func(a packet.Arm) string { return recovery(a, a.Recovery.StabilizeS, false) })
-	t.value(fmt.Sprintf("drain (oldest queue age ≤ %s ms)", Float(rc.DrainAgeMS, 0)),
-		func(a packet.Arm) string { return recovery(a, a.Recovery.DrainS, true) })
-	t.value("return to Normal", func(a packet.Arm) string { return recovery(a, a.Recovery.NormalS, true) })
+		func(a packet.Arm) string { return recovery(a, a.Recovery.Stabilize, false) })
+	t.value(fmt.Sprintf("drain (oldest queue age ≤ %s ms)", Float(packet.Milliseconds(rc.DrainAge), 0)),
+		func(a packet.Arm) string { return recovery(a, a.Recovery.Drain, true) })
+	t.value("return to Normal", func(a packet.Arm) string { return recovery(a, a.Recovery.Normal, true) })
 	return t
 }
 
@@ -368,7 +369,7 @@ func footer(b *bytes.Buffer, arms []packet.Arm) {
 				manual = " (manual)"
 			}
 			tr = append(tr, fmt.Sprintf("  %s  t=%s s  %s → %s  generation %d%s  %s",
-				a.Name, Float(x.T, 1), x.From, x.To, x.Generation, manual, x.Reason))
+				a.Name, Float(packet.Seconds(x.T), 1), x.From, x.To, x.Generation, manual, x.Reason))
 		}
 		for _, o := range a.Objectives {
 			if o.Note != "" {
@@ -487,26 +488,26 @@ func mark(pass bool) string {
 	return "✗"
 }
 
-func msCell(count int64, v float64) string {
+func msCell(count int64, v time.Duration) string {
 	if count == 0 {
 		return "–"
 	}
-	return Float(v, 1)
+	return Float(packet.Milliseconds(v), 1)
 }
 
 // sampled formats a gauge in ms, or a dash when the arm took no samples.
-func sampled(a packet.Arm, v float64) string {
+func sampled(a packet.Arm, v time.Duration) string {
 	if a.Samples == 0 {
 		return "–"
 	}
-	return Float(v, 1)
+	return Float(packet.Milliseconds(v), 1)
 }
 
-func secondsCell(v *float64) string {
+func secondsCell(v *time.Duration) string {
 	if v == nil {
 		return "never"
 	}
-	return Float(*v, 0)
+	return Float(packet.Seconds(*v), 0)
 }
 
 func times(v float64) string { return Float(v, 3) + "×" }
@@ -518,7 +519,8 @@ func percent(n, d int64) string {
 	return Float(100*float64(n)/float64(d), 1) + "%"
 }
 
-func perSecond(n int64, seconds float64) string {
+func perSecond(n int64, d time.Duration) string {
+	seconds := packet.Seconds(d)
 	if seconds <= 0 {
 		return ""
 	}

@@ -224,6 +224,10 @@ func spreadCell(f trials.Figure, st trials.Stats, signed bool) string {
 	return cell
 }
 
+// FigureValue formats one value of f as the sweep tables do (signed for a difference);
+// goodput diff prints its figures with it.
+func FigureValue(f trials.Figure, v float64, signed bool) string { return figureValue(f, v, signed) }
+
 // figureValue formats one value of f: counts whole, ratios as percentages (differences of
 // ratios in percentage points), attempts per offered as ×, milliseconds to 0.1, seconds whole.
 func figureValue(f trials.Figure, v float64, signed bool) string {

@@ -3,6 +3,7 @@ package trials
 import (
 	"math"
 	"slices"
+	"time"
 
 	"github.com/goodput-lab/goodput/packet"
 )
@@ -52,11 +53,11 @@ var figures = sectioned([]Figure{
 	{Key: "amplification_peak", Label: "amplification, worst tick", Unit: "x", Better: -1, get: func(a *packet.Arm) (float64, bool) {
 		return a.Amplification.Peak, a.Amplification.Peak > 0
 	}},
-	latency("latency_p50_ms", "latency p50", func(p packet.Percentiles) float64 { return p.P50 }),
-	latency("latency_p99_ms", "latency p99", func(p packet.Percentiles) float64 { return p.P99 }),
-	latency("latency_p999_ms", "latency p99.9", func(p packet.Percentiles) float64 { return p.P999 }),
+	latency("latency_p50_ms", "latency p50", func(p packet.Percentiles) time.Duration { return p.P50 }),
+	latency("latency_p99_ms", "latency p99", func(p packet.Percentiles) time.Duration { return p.P99 }),
+	latency("latency_p999_ms", "latency p99.9", func(p packet.Percentiles) time.Duration { return p.P999 }),
 	{Key: "queue_age_max_ms", Label: "oldest queue age, max", Unit: "ms", Better: -1, get: func(a *packet.Arm) (float64, bool) {
-		return a.Queue.AgeMaxMS, a.Samples > 0
+		return packet.Milliseconds(a.Queue.AgeMax), a.Samples > 0
 	}},
 	count("retries", "retries", -1, func(a *packet.Arm) int64 { return a.Retry.Retries }),
 	value("retry_ratio", "retries / admitted", "ratio", -1, func(a *packet.Arm) float64 { return a.Retry.Ratio }),
@@ -66,9 +67,9 @@ var figures = sectioned([]Figure{
 	{Key: "cache_hit_ratio", Label: "cache hit ratio, every cache", Unit: "ratio", Better: +1, Optional: true, get: cacheHitRatio},
 	health("instance_removals", "instances taken out of routing", func(h packet.HealthStats) int64 { return h.Removals }),
 	health("instance_restarts", "instances restarted", func(h packet.HealthStats) int64 { return h.Restarts }),
-	recovery("recovery_stabilize_s", "goodput stable again", func(r packet.Recovery) *float64 { return r.StabilizeS }),
-	recovery("recovery_drain_s", "queues drained", func(r packet.Recovery) *float64 { return r.DrainS }),
-	recovery("recovery_normal_s", "back to Normal", func(r packet.Recovery) *float64 { return r.NormalS }),
+	recovery("recovery_stabilize_s", "goodput stable again", func(r packet.Recovery) *time.Duration { return r.Stabilize }),
+	recovery("recovery_drain_s", "queues drained", func(r packet.Recovery) *time.Duration { return r.Drain }),
+	recovery("recovery_normal_s", "back to Normal", func(r packet.Recovery) *time.Duration { return r.Normal }),
 })
 
 func count(key, label string, better int, f func(a *packet.Arm) int64) Figure {
@@ -79,9 +80,9 @@ func value(key, label, unit string, better int, f func(a *packet.Arm) float64) F
 	return Figure{Key: key, Label: label, Unit: unit, Better: better, get: func(a *packet.Arm) (float64, bool) { return f(a), true }}
 }
 
-func latency(key, label string, f func(packet.Percentiles) float64) Figure {
+func latency(key, label string, f func(packet.Percentiles) time.Duration) Figure {
 	return Figure{Key: key, Label: label, Unit: "ms", Better: -1, get: func(a *packet.Arm) (float64, bool) {
-		return f(a.Latency), a.Latency.Count > 0
+		return packet.Milliseconds(f(a.Latency)), a.Latency.Count > 0
 	}}
 }
 
@@ -99,13 +100,13 @@ func health(key, label string, f func(packet.HealthStats) int64) Figure {
 
 // recovery figures are missing when the arm never recovered before the end of the run, or
 // when the scenario has nothing to recover from.
-func recovery(key, label string, f func(packet.Recovery) *float64) Figure {
+func recovery(key, label string, f func(packet.Recovery) *time.Duration) Figure {
 	return Figure{Key: key, Label: label, Unit: "s", Better: -1, get: func(a *packet.Arm) (float64, bool) {
 		v := f(a.Recovery)
 		if v == nil {
 			return 0, false
 		}
-		return *v, true
+		return packet.Seconds(*v), true
 	}}
 }
 
@@ -201,3 +202,16 @@ func round(x float64, d int) float64 {
 
 // Figures returns the figures a sweep records, in the order the table prints them.
 func Figures() []Figure { return slices.Clone(figures) }
+
+// Value is the figure's value for arm a, in its Unit; ok is false when the arm did not
+// measure it (a recovery that never came). goodput diff compares packets with it.
+func (f Figure) Value(a *packet.Arm) (v float64, ok bool) {
+	if f.get == nil {
+		return 0, false
+	}
+	v, ok = f.get(a)
+	if !ok || math.IsNaN(v) || math.IsInf(v, 0) {
+		return 0, false
+	}
+	return v, true
+}

@@ -7,6 +7,8 @@
 //	goodput replay FILE.scenario.yaml [--seed N] [--out DIR] [--json] [--quiet] [--fail-on-objectives ARM[,ARM…]] [--junit FILE]
 //	goodput replay FILE.scenario.yaml --trials N [--shard i/n] [--parallel N] [--out DIR] [--json] [--fail-on-objectives ARM[,ARM…]] [--junit FILE]
 //	goodput merge [--out DIR] [--json] SHARD...
+//	goodput report DIR [-o FILE] [--table-only | --html-only]
+//	goodput diff A B [--fail-above PCT] [--json]
 //	goodput verify FILE.packet.yaml
 //	goodput schema scenario|incident
 //	goodput incident check [--lenient] FILE|DIR…
@@ -39,6 +41,8 @@ type command struct {
 var commands = []command{
 	{"replay", "replay a scenario: baseline and protected arms side by side", runReplay},
 	{"merge", "join the trials.json of a sweep's shards into the whole sweep's", runMerge},
+	{"report", "redraw the table and report.html from a packet directory, without replaying", runReport},
+	{"diff", "compare two packets figure by figure; --fail-above PCT gates regressions", runDiff},
 	{"verify", "recompute a packet's declared arithmetic and compare it with the claimed figures", runVerify},
 	{"schema", "print the JSON Schema of a file format (scenario or incident)", runSchema},
 	{"incident", "check, render or index postmortem documents", runIncident},

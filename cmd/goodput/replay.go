@@ -322,10 +322,7 @@ func writePage(path string, render func(io.Writer) error) error {
 	if err := render(&page); err != nil {
 		return err
 	}
-	if err := os.WriteFile(path, page.Bytes(), 0o644); err != nil {
-		return fmt.Errorf("replay: %w", err)
-	}
-	return nil
+	return os.WriteFile(path, page.Bytes(), 0o644) // its error names the path
 }
 
 // progress draws a progress bar of simulated time on stderr once a run has lasted longer
