@@ -1,6 +1,7 @@
 package report
 
 import (
+	"bytes"
 	"maps"
 	"os"
 	"path/filepath"
@@ -289,6 +290,66 @@ func TestBrowserVary(t *testing.T) {
 		if page == "northstar-metastable" && width == 1280 && media == "" {
 			// docs/northstar.md shows the top: the grid of every objective at once.
 			screenshotTop(t, br, 1900, "vary-northstar.png")
+		}
+	})
+}
+
+// columnsJS measures a grid page's tables: each table whose box scrolls or has a cell
+// outside the box or the window (a column hidden at the right).
+const columnsJS = `(() => {
+  const hidden = [];
+  const tables = document.querySelectorAll('table.grid');
+  for (const t of tables) {
+    const box = t.closest('.scroll'), b = box.getBoundingClientRect();
+    const name = (t.caption ? t.caption.textContent + ' ' : '') + (t.closest('.grids').previousElementSibling || {}).textContent;
+    if (box.scrollWidth > box.clientWidth + 0.5) hidden.push(name + ': scrolls, ' + box.scrollWidth + ' > ' + box.clientWidth + ' px');
+    for (const c of t.querySelectorAll('th, td')) {
+      const r = c.getBoundingClientRect();
+      if (r.right > b.right + 0.5 || r.right > innerWidth) { hidden.push(name + ': "' + c.textContent + '" ends at ' + r.right + ' px, past ' + b.right); break; }
+    }
+  }
+  return {docScrollW: document.documentElement.scrollWidth, innerWidth: innerWidth,
+    scripts: document.scripts.length, tables: tables.length, hidden: hidden};
+})()`
+
+type columnsDrawn struct {
+	pageBox
+	Tables int      `json:"tables"`
+	Hidden []string `json:"hidden"`
+}
+
+// TestBrowserVaryColumns opens a page of one input at four values (rendered from the
+// synthetic sweeps) and the example grids at 375 px, 1280 px and in print: at 1280 px and
+// in print every column of every table is in view (none scrolled out of its box: the
+// column of the last value is often where the cliff is), and the page never scrolls
+// sideways.
+func TestBrowserVaryColumns(t *testing.T) {
+	one := filepath.Join(t.TempDir(), "one-input.html")
+	var b bytes.Buffer
+	if err := VaryHTML(&b, varyGrid(t, []string{"load.schedule.0.rate"}, [][]string{{"7000/s", "8000/s", "9000/s", "10000/s"}})); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(one, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	forEachView(t, map[string]string{
+		"one-input-vary":  one,
+		"catalog-vary":    filepath.Join("..", "examples", "northstar", "cache", "catalog", VaryHTMLFile),
+		"probes-vary":     filepath.Join("..", "examples", "northstar", "health", "probes", VaryHTMLFile),
+		"metastable-cols": filepath.Join("..", "examples", "northstar", "metastable", VaryHTMLFile),
+	}, func(t *testing.T, br *browsertest.Browser, page string, width int64, media string) {
+		m, err := chromedp.Run(br.Context(), chromedp.Evaluate[columnsDrawn](columnsJS))
+		if err != nil {
+			t.Fatal(err)
+		}
+		m.check(t)
+		if m.Tables == 0 {
+			t.Error("no tables drawn")
+		}
+		if width >= 794 {
+			for _, h := range m.Hidden {
+				t.Errorf("a column is out of view: %s", h)
+			}
 		}
 	})
 }

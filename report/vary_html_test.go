@@ -52,8 +52,9 @@ var (
 
 // TestVaryHTMLGolden checks the page of two inputs (x.y = 1, 2 × z = a, b, c) with links:
 // a grid per arm and difference of every figure, and per arm of every objective and the
-// invariants, each of two rows (x.y) and three columns (z), every cell linking to its
-// combination's page in row-major order.
+// invariants, each of two rows (x.y, named once in the corner) and three columns (z, named
+// once above them), headed by the values alone, every cell linking to its combination's
+// page in row-major order.
 func TestVaryHTMLGolden(t *testing.T) {
 	g := varyGrid(t, []string{"x.y", "z"}, [][]string{{"1", "2"}, {"a", "b", "c"}})
 	g.Links = varyLinks(g)
@@ -67,8 +68,9 @@ func TestVaryHTMLGolden(t *testing.T) {
 		"<li>x.y = 1, 2</li>", "<li>z = a, b, c</li>",
 		"seeds 1–3 · 3 trials each · 2 arms · 6 combinations",
 		"set for every combination: seed=9</p>",
-		`<th scope="col">z = a</th><th scope="col">z = b</th><th scope="col">z = c</th>`,
-		`<tr><th scope="row">x.y = 2</th>`,
+		`<th scope="col" class="corner" rowspan="2">x.<wbr>y</th><th scope="colgroup" class="across" colspan="3">z</th></tr>`,
+		`<tr><th scope="col">a</th><th scope="col">b</th><th scope="col">c</th></tr>`,
+		`<tr><th scope="row">2</th>`,
 		`<h2 id="objectives">Objectives</h2>`,
 		"protected − baseline</caption>",
 	} {
@@ -86,7 +88,7 @@ func TestVaryHTMLGolden(t *testing.T) {
 		if n := len(bodyRow.FindAllString(tb[0], -1)); n != 2 {
 			t.Errorf("a %s grid has %d rows, want 2", tb[1], n)
 		}
-		if n := len(gridCellT.FindAllString(tb[0], -1)) - 1; n != 6 { // less the corner
+		if n := len(gridCellT.FindAllString(tb[0], -1)); n != 6 {
 			t.Errorf("a %s grid has %d cells, want 6", tb[1], n)
 		}
 		var got []string
@@ -102,33 +104,47 @@ func TestVaryHTMLGolden(t *testing.T) {
 	}
 }
 
-// With one input, each grid is one row, its columns the input's values; every figure has
-// a cell per combination in each arm's grid and each difference's.
+// With one input, each figure, objective and the invariants are one table: a row headed
+// by each of the input's values (the input named once, in the corner) and a column for
+// each arm and difference, a cell per combination in each.
 func TestVaryHTMLOneInput(t *testing.T) {
 	g := varyGrid(t, []string{"x.y"}, [][]string{{"1", "2", "3"}})
 	page := renderVary(t, g)
-	for _, tb := range gridTable.FindAllString(page, -1) {
-		if n := len(bodyRow.FindAllString(tb, -1)); n != 1 {
-			t.Errorf("a grid has %d rows, want 1:\n%s", n, tb)
+	s := g.Sums[0]
+	tables := gridTable.FindAllString(page, -1)
+	if want := len(trials.Figures()) + len(s.Spread[0].Objectives) + 2; len(tables) != want {
+		t.Errorf("%d tables, want %d: one per figure, objective, every objective and the invariants", len(tables), want)
+	}
+	for _, tb := range tables {
+		if n := len(bodyRow.FindAllString(tb, -1)); n != 3 {
+			t.Errorf("a table has %d rows, want 3:\n%s", n, tb)
 		}
-		if !strings.Contains(tb, `<tr><th scope="row">x.y</th>`) {
-			t.Errorf("the row is not headed by the input:\n%s", tb)
+		for _, want := range []string{`<th scope="col" class="corner">x.<wbr>y</th>`, `<tr><th scope="row">1</th>`, `<tr><th scope="row">3</th>`,
+			`<th scope="col"><span class="swatch arm1" aria-hidden="true"></span>protected</th>`} {
+			if !strings.Contains(tb, want) {
+				t.Errorf("a table lacks %q:\n%s", want, tb)
+			}
+		}
+		if strings.Contains(tb, "<caption>") || strings.Contains(tb, "x.y = ") {
+			t.Errorf("a table names the input again:\n%s", tb)
 		}
 	}
 	if strings.Contains(page, "<a href=\"0") {
 		t.Error("cells link without Links")
 	}
-	s := g.Sums[0]
 	perFigure := len(g.Sums) * (len(s.Spread) + len(s.Deltas))
 	for _, f := range trials.Figures() {
 		start := strings.Index(page, `<h3 id="figure-`+f.Key+`">`)
 		if start < 0 {
-			t.Errorf("no grids for %s", f.Key)
+			t.Errorf("no grid for %s", f.Key)
 			continue
 		}
-		body, _, _ := strings.Cut(page[start+1:], "\n<h") // the figure's grids, to the next heading
-		if n := len(gridCellT.FindAllString(body, -1)) - len(s.Spread) - len(s.Deltas); n != perFigure {
+		body, _, _ := strings.Cut(page[start+1:], "\n<h") // the figure's table, to the next heading
+		if n := len(gridCellT.FindAllString(body, -1)); n != perFigure {
 			t.Errorf("%s: %d cells, want %d", f.Key, n, perFigure)
+		}
+		if !strings.Contains(body, `<th scope="col">protected − baseline</th>`) {
+			t.Errorf("%s: no column of the difference", f.Key)
 		}
 	}
 }
@@ -321,14 +337,14 @@ func TestVaryHTMLEveryObjective(t *testing.T) {
 		t.Errorf("baseline passed every objective in %d trials, want 0", got)
 	}
 	p := newVaryPage(g, true)
-	if f := p.Objectives[0]; f.Label != "every objective" || len(f.Grids) != 2 {
+	if f := p.Objectives[0]; f.Label != "every objective" || len(f.Grids) != 1 {
 		t.Fatalf("first objective figure %q with %d grids", f.Label, len(f.Grids))
 	}
-	cells := p.Objectives[0].Grids[1].Rows[0].Cells
-	if c := cells[0]; c.Main != "3/3" || c.Class != "pass-all" {
+	rows := p.Objectives[0].Grids[0].Rows // one input: a row per value, a column per arm
+	if c := rows[0].Cells[1]; c.Main != "3/3" || c.Class != "pass-all" {
 		t.Errorf("protected at x.y=1: %+v", c)
 	}
-	if c := cells[1]; c.Main != "2/3" || c.Class != "pass-some" {
+	if c := rows[1].Cells[1]; c.Main != "2/3" || c.Class != "pass-some" {
 		t.Errorf("protected at x.y=2: %+v", c)
 	}
 }
