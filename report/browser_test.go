@@ -1,7 +1,6 @@
 package report
 
 import (
-	"bytes"
 	"maps"
 	"os"
 	"path/filepath"
@@ -294,8 +293,9 @@ func TestBrowserVary(t *testing.T) {
 	})
 }
 
-// columnsJS measures a grid page's tables: each table whose box scrolls or has a cell
-// outside the box or the window (a column hidden at the right).
+// columnsJS measures a grid page's tables and overload curve: each table whose box scrolls
+// or has a cell outside the box or the window (a column hidden at the right), and each
+// curve panel's drawn size with its lines and bands.
 const columnsJS = `(() => {
   const hidden = [];
   const tables = document.querySelectorAll('table.grid');
@@ -309,31 +309,27 @@ const columnsJS = `(() => {
     }
   }
   return {docScrollW: document.documentElement.scrollWidth, innerWidth: innerWidth,
-    scripts: document.scripts.length, tables: tables.length, hidden: hidden};
+    scripts: document.scripts.length, tables: tables.length, hidden: hidden,
+    curves: [...document.querySelectorAll('svg.curve')].map(s => { const r = s.getBoundingClientRect();
+      return [r.width, r.height, s.querySelectorAll('polyline').length, s.querySelectorAll('polygon').length]; })};
 })()`
 
 type columnsDrawn struct {
 	pageBox
-	Tables int      `json:"tables"`
-	Hidden []string `json:"hidden"`
+	Tables int         `json:"tables"`
+	Hidden []string    `json:"hidden"`
+	Curves [][]float64 `json:"curves"`
 }
 
-// TestBrowserVaryColumns opens a page of one input at four values (rendered from the
-// synthetic sweeps) and the example grids at 375 px, 1280 px and in print: at 1280 px and
-// in print every column of every table is in view (none scrolled out of its box: the
-// column of the last value is often where the cliff is), and the page never scrolls
-// sideways.
+// TestBrowserVaryColumns opens the golden page of one offered rate at four values
+// (testdata/vary-rate.html) and the example grids at 375 px, 1280 px and in print: at
+// 1280 px and in print every column of every table is in view (none scrolled out of its
+// box: the column of the highest value is where the cliff is), the page never scrolls
+// sideways, and on the rate page each panel of the overload curve is drawn at a readable
+// size with a line and a band per arm.
 func TestBrowserVaryColumns(t *testing.T) {
-	one := filepath.Join(t.TempDir(), "one-input.html")
-	var b bytes.Buffer
-	if err := VaryHTML(&b, varyGrid(t, []string{"load.schedule.0.rate"}, [][]string{{"7000/s", "8000/s", "9000/s", "10000/s"}})); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(one, b.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
 	forEachView(t, map[string]string{
-		"one-input-vary":  one,
+		"rate-vary":       filepath.Join("testdata", "vary-rate.html"),
 		"catalog-vary":    filepath.Join("..", "examples", "northstar", "cache", "catalog", VaryHTMLFile),
 		"probes-vary":     filepath.Join("..", "examples", "northstar", "health", "probes", VaryHTMLFile),
 		"metastable-cols": filepath.Join("..", "examples", "northstar", "metastable", VaryHTMLFile),
@@ -349,6 +345,20 @@ func TestBrowserVaryColumns(t *testing.T) {
 		if width >= 794 {
 			for _, h := range m.Hidden {
 				t.Errorf("a column is out of view: %s", h)
+			}
+		}
+		if page != "rate-vary" {
+			if len(m.Curves) != 0 {
+				t.Errorf("%d curve panels on a page that varies no offered rate", len(m.Curves))
+			}
+			return
+		}
+		if len(m.Curves) != len(curveFigures) {
+			t.Errorf("%d curve panels drawn, want %d", len(m.Curves), len(curveFigures))
+		}
+		for i, c := range m.Curves {
+			if c[0] < 280 || c[1] < 150 || c[2] != 2 || c[3] != 2 {
+				t.Errorf("panel %d drawn %v × %v px with %v lines and %v bands", i, c[0], c[1], c[2], c[3])
 			}
 		}
 	})

@@ -34,7 +34,11 @@ var varyStyle = pageStyle("vary.css")
 
 // VaryHTML writes the page of g: the map of where each arm holds and where it breaks
 // across the inputs varied. Every grid has a column for each value of the last input and
-// a row for each combination of the others. For each objective, a grid per arm of the
+// a row for each combination of the others; with one input, a row per value and a column
+// per arm and difference. When the one input is an offered rate (load.schedule.N.rate),
+// the page first draws the open-loop overload curve: each arm's
+// throughput, goodput, queue age and terminal outcomes across the rates, the trials'
+// range as a band around the median. For each objective, a grid per arm of the
 // trials it passed in and its median value; for every figure of [Trials], a grid per arm
 // of its median and range across the trials, shaded from worst to best over every cell of
 // every arm, and a grid per arm after the first of its difference from the first arm; then
@@ -69,6 +73,8 @@ type varyPage struct {
 	Links    bool
 	Arms     []armView
 	Contents []contentsLink
+	// Curve is the open-loop overload curve, drawn when the grid varies one offered rate.
+	Curve *overloadCurve
 	// ObjectivesDiffer: the combinations have different objectives, left to their pages.
 	ObjectivesDiffer bool
 	Objectives       []varyFigure
@@ -154,6 +160,9 @@ func newVaryPage(g VaryGrid, sameObjectives bool) *varyPage {
 		p.Arms = append(p.Arms, armView{Name: a, Class: armClass(i)})
 	}
 
+	if p.Curve = newOverloadCurve(g); p.Curve != nil {
+		p.Contents = append(p.Contents, contentsLink{ID: "overload-curve", Title: "Overload curve"})
+	}
 	if hasObjectives(first) {
 		p.Contents = append(p.Contents, contentsLink{ID: "objectives", Title: "Objectives"})
 		p.ObjectivesDiffer = !sameObjectives

@@ -3,12 +3,16 @@ package report
 import (
 	"bytes"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/goodput-lab/goodput/scenario"
 	"github.com/goodput-lab/goodput/trials"
 )
 
@@ -406,5 +410,190 @@ func TestAllPassedSkipsNoData(t *testing.T) {
 	s := &trials.Summary{Runs: []trials.Trial{run(ok, none), run(ok, bad), run(none, none), run(ok, ok)}}
 	if got := allPassed(s, 0); got != 2 {
 		t.Errorf("allPassed = %d, want 2 (the first and the last trial)", got)
+	}
+}
+
+// rateGrid is a synthetic sweep over an offered rate (load.schedule.0.rate at the given
+// values, 3 trials of a 60 s run each) of a service that completes at most 1,000/s: the
+// baseline arm admits everything, its goodput collapsing into late and expired work past
+// saturation as its queue ages; the protected arm rejects what it cannot serve in time.
+func rateGrid(t *testing.T, values ...string) VaryGrid {
+	t.Helper()
+	g := VaryGrid{Paths: []string{"load.schedule.0.rate"}, Values: [][]string{values}}
+	for _, v := range values {
+		r, err := scenario.ParseRate(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rate := r.PerSecond()
+		s := &trials.Summary{Scenario: "synthetic", Set: []string{"load.schedule.0.rate=" + v}, FirstSeed: 1, Trials: 3, Figures: trials.Figures()}
+		for seed := uint64(1); seed <= 3; seed++ {
+			jitter := float64(seed) - 2 // −1, 0, 1
+			offered := math.Round(60 * rate * (1 + 0.01*jitter))
+			failed := math.Round(offered * 0.001 * float64(seed))
+			served := min(offered-failed, 60_000*(1-0.005*jitter)) // goodput and late
+			base := map[string]float64{"offered": offered, "admitted": offered, "rejected": 0, "failed": failed}
+			fresh := min(1, math.Pow(1000/rate, 3)) // the share still within its deadline
+			base["goodput"] = math.Round(served * fresh)
+			base["late"] = served - base["goodput"]
+			base["expired"] = offered - served - base["failed"]
+			base["queue_age_max_ms"] = math.Round(40 + 3000*max(0, rate/1000-1)*(1+0.1*jitter))
+			prot := map[string]float64{"offered": offered, "rejected": math.Max(0, offered-57_000*(1-0.005*jitter)), "failed": 0, "late": 0, "queue_age_max_ms": 150 + 10*jitter}
+			prot["admitted"] = offered - prot["rejected"]
+			prot["goodput"] = math.Round(prot["admitted"] * 0.995)
+			prot["expired"] = prot["admitted"] - prot["goodput"]
+			s.Runs = append(s.Runs, trials.Trial{Seed: seed, Arms: []trials.ArmRun{runOf("baseline", base), runOf("protected", prot)}})
+		}
+		// Through the file, which computes the spreads from the runs.
+		var b bytes.Buffer
+		if err := s.WriteJSON(&b); err != nil {
+			t.Fatal(err)
+		}
+		s, err = trials.Read(b.Bytes(), "rate.json")
+		if err != nil {
+			t.Fatal(err)
+		}
+		g.Sums = append(g.Sums, s)
+	}
+	return g
+}
+
+// runOf is an arm's run with the given figures, the others not measured.
+func runOf(name string, figs map[string]float64) trials.ArmRun {
+	r := trials.ArmRun{Name: name, Figures: map[string]*float64{}}
+	for _, f := range trials.Figures() {
+		if v, ok := figs[f.Key]; ok {
+			r.Figures[f.Key] = &v
+		} else {
+			r.Figures[f.Key] = nil
+		}
+	}
+	return r
+}
+
+var (
+	curveFigureT = regexp.MustCompile(`(?s)<figure id="curve-([a-z-]+)">.*?</figure>`)
+	curvePoints  = regexp.MustCompile(`<polyline class="line (arm\d)" points="([^"]*)">`)
+)
+
+// TestVaryHTMLOverloadCurve checks the page of one offered rate at four values, given out
+// of order: a table per figure with a row per rate, and the overload curve above them — a
+// panel for throughput, goodput, queue age and each terminal outcome, each with a line
+// per arm through its medians from the lowest rate to the highest and a band around it.
+func TestVaryHTMLOverloadCurve(t *testing.T) {
+	g := rateGrid(t, "500/s", "1000/s", "2k/s", "1500/s")
+	g.Links = varyLinks(g)
+	page := renderVary(t, g)
+	golden(t, "vary-rate.html", []byte(page))
+	if page != renderVary(t, g) {
+		t.Error("two renderings differ")
+	}
+	for _, want := range []string{
+		`<a href="#overload-curve">Overload curve</a>`,
+		`<h2 id="overload-curve">Overload curve</h2>`,
+		`<th scope="col" class="corner">load.<wbr>schedule.<wbr>0.<wbr>rate</th><th scope="col"><span class="swatch arm0" aria-hidden="true"></span>baseline</th>`,
+		`<tr><th scope="row">2k/s</th>`,
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+	if strings.Contains(page, "<th scope=\"row\">load.schedule") || strings.Contains(page, "0.rate = 500/s</th>") {
+		t.Error("a header names the input beside or instead of its value")
+	}
+	panels := curveFigureT.FindAllStringSubmatch(page, -1)
+	var ids []string
+	for _, p := range panels {
+		ids = append(ids, p[1])
+		lines := curvePoints.FindAllStringSubmatch(p[0], -1)
+		if len(lines) != 2 || strings.Count(p[0], `<polygon class="spread`) != 2 {
+			t.Errorf("panel %s: %d lines and %d bands, want one of each per arm", p[1], len(lines), strings.Count(p[0], "<polygon"))
+		}
+		for _, l := range lines {
+			var xs []float64
+			for _, pt := range strings.Fields(l[2]) {
+				x, _, _ := strings.Cut(pt, ",")
+				v, err := strconv.ParseFloat(x, 64)
+				if err != nil {
+					t.Fatalf("panel %s: point %q", p[1], pt)
+				}
+				xs = append(xs, v)
+			}
+			if len(xs) != 4 || !slices.IsSorted(xs) {
+				t.Errorf("panel %s, %s: x = %v, want four rates from the lowest", p[1], l[1], xs)
+			}
+		}
+	}
+	if want := "completed goodput queue-age rejected late expired failed"; strings.Join(ids, " ") != want {
+		t.Errorf("panels %v, want %s", ids, want)
+	}
+	if !strings.Contains(panels[0][0], `<line class="line offered"`) || strings.Contains(panels[2][0], `class="line offered"`) {
+		t.Error("the offered line is not on the throughput panel, or is on the queue age's")
+	}
+	// Past saturation the baseline's goodput collapses while the protected arm's holds
+	// (up is a lower y).
+	c := newOverloadCurve(g)
+	base, prot := c.Panels[1].Arms[0].Dots, c.Panels[1].Arms[1].Dots
+	if !(base[1].Y < base[3].Y && prot[3].Y < base[3].Y) {
+		t.Errorf("goodput: baseline %v at 1,000/s and %v at 2,000/s, protected %v", base[1], base[3], prot[3])
+	}
+}
+
+// TestCurveStats checks a panel's figure trial by trial: counts per second of the run
+// (count × rate ÷ offered), summed figures, and a trial missing a figure or its offered
+// count left out.
+func TestCurveStats(t *testing.T) {
+	run := func(figs map[string]float64) trials.Trial {
+		return trials.Trial{Arms: []trials.ArmRun{runOf("a", figs)}}
+	}
+	s := &trials.Summary{Runs: []trials.Trial{
+		run(map[string]float64{"offered": 60_000, "goodput": 30_000, "late": 6_000, "queue_age_max_ms": 90}),
+		run(map[string]float64{"offered": 30_000, "goodput": 27_000, "late": 0, "queue_age_max_ms": 30}),
+		run(map[string]float64{"offered": 0, "goodput": 0, "late": 0, "queue_age_max_ms": 60}),
+		run(map[string]float64{"offered": 60_000, "goodput": 12_000, "queue_age_max_ms": 300}), // late missing
+	}}
+	byID := map[string]curveFigure{}
+	for _, f := range curveFigures {
+		byID[f.id] = f
+	}
+	for _, tt := range []struct {
+		fig              string
+		rate             float64
+		n                int
+		min, median, max float64
+	}{
+		// 36,000 of 60,000 offered at 1,000/s is 600/s; 27,000 of 30,000 is 900/s.
+		{"completed", 1000, 2, 600, 750, 900},
+		{"goodput", 1000, 3, 200, 500, 900},
+		{"goodput", 2000, 3, 400, 1000, 1800},
+		{"queue-age", 1000, 4, 30, 75, 300},
+	} {
+		st := curveStats(s, 0, byID[tt.fig], tt.rate)
+		if st.N != tt.n || st.Min != tt.min || st.Median != tt.median || st.Max != tt.max {
+			t.Errorf("%s at %v/s: n %d, %v / %v / %v; want n %d, %v / %v / %v", tt.fig, tt.rate, st.N, st.Min, st.Median, st.Max, tt.n, tt.min, tt.median, tt.max)
+		}
+	}
+}
+
+// The curve is drawn only for one offered rate varied over two values or more.
+func TestVaryHTMLNoCurve(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		paths  []string
+		values [][]string
+	}{
+		{"not a rate", []string{"x.y"}, [][]string{{"1", "2"}}},
+		{"two inputs", []string{"load.schedule.0.rate", "z"}, [][]string{{"1/s", "2/s"}, {"a"}}},
+		{"a rate, not offered", []string{"arms.1.policy.retries.budget.min_per_second"}, [][]string{{"1/s", "2/s"}}},
+		{"one value", []string{"load.schedule.0.rate"}, [][]string{{"9000/s"}}},
+		{"one rate spelled two ways", []string{"load.schedule.0.rate"}, [][]string{{"9000/s", "9k/s"}}},
+	} {
+		g := varyGrid(t, tt.paths, tt.values)
+		if c := newOverloadCurve(g); c != nil {
+			t.Errorf("%s: a curve of %d panels", tt.name, len(c.Panels))
+		}
+		if page := renderVary(t, g); strings.Contains(page, "overload-curve") {
+			t.Errorf("%s: the page has an overload curve", tt.name)
+		}
 	}
 }
