@@ -292,3 +292,73 @@ func TestBrowserVary(t *testing.T) {
 		}
 	})
 }
+
+// columnsJS measures a grid page's tables and overload curve: each table whose box scrolls
+// or has a cell outside the box or the window (a column hidden at the right), and each
+// curve panel's drawn size with its lines and bands.
+const columnsJS = `(() => {
+  const hidden = [];
+  const tables = document.querySelectorAll('table.grid');
+  for (const t of tables) {
+    const box = t.closest('.scroll'), b = box.getBoundingClientRect();
+    const name = (t.caption ? t.caption.textContent + ' ' : '') + (t.closest('.grids').previousElementSibling || {}).textContent;
+    if (box.scrollWidth > box.clientWidth + 0.5) hidden.push(name + ': scrolls, ' + box.scrollWidth + ' > ' + box.clientWidth + ' px');
+    for (const c of t.querySelectorAll('th, td')) {
+      const r = c.getBoundingClientRect();
+      if (r.right > b.right + 0.5 || r.right > innerWidth) { hidden.push(name + ': "' + c.textContent + '" ends at ' + r.right + ' px, past ' + b.right); break; }
+    }
+  }
+  return {docScrollW: document.documentElement.scrollWidth, innerWidth: innerWidth,
+    scripts: document.scripts.length, tables: tables.length, hidden: hidden,
+    curves: [...document.querySelectorAll('svg.curve')].map(s => { const r = s.getBoundingClientRect();
+      return [r.width, r.height, s.querySelectorAll('polyline').length, s.querySelectorAll('polygon').length]; })};
+})()`
+
+type columnsDrawn struct {
+	pageBox
+	Tables int         `json:"tables"`
+	Hidden []string    `json:"hidden"`
+	Curves [][]float64 `json:"curves"`
+}
+
+// TestBrowserVaryColumns opens the golden page of one offered rate at four values
+// (testdata/vary-rate.html) and the example grid with the longest paths (the catalog
+// dependency's timeout × concurrency) at 375 px, 1280 px and in print: at 1280 px and in
+// print every column of every table is in view (none scrolled out of its box: the column
+// of the highest value is where the cliff is), the page never scrolls sideways, and on
+// the rate page each panel of the overload curve is drawn at a readable size with a line
+// and a band per arm.
+func TestBrowserVaryColumns(t *testing.T) {
+	forEachView(t, map[string]string{
+		"rate-vary":    filepath.Join("testdata", "vary-rate.html"),
+		"catalog-vary": filepath.Join("..", "examples", "northstar", "cache", "catalog", VaryHTMLFile),
+	}, func(t *testing.T, br *browsertest.Browser, page string, width int64, media string) {
+		m, err := chromedp.Run(br.Context(), chromedp.Evaluate[columnsDrawn](columnsJS))
+		if err != nil {
+			t.Fatal(err)
+		}
+		m.check(t)
+		if m.Tables == 0 {
+			t.Error("no tables drawn")
+		}
+		if width >= 794 {
+			for _, h := range m.Hidden {
+				t.Errorf("a column is out of view: %s", h)
+			}
+		}
+		if page != "rate-vary" {
+			if len(m.Curves) != 0 {
+				t.Errorf("%d curve panels on a page that varies no offered rate", len(m.Curves))
+			}
+			return
+		}
+		if len(m.Curves) != len(curveFigures) {
+			t.Errorf("%d curve panels drawn, want %d", len(m.Curves), len(curveFigures))
+		}
+		for i, c := range m.Curves {
+			if c[0] < 280 || c[1] < 150 || c[2] != 2 || c[3] != 2 {
+				t.Errorf("panel %d drawn %v × %v px with %v lines and %v bands", i, c[0], c[1], c[2], c[3])
+			}
+		}
+	})
+}

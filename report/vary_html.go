@@ -15,14 +15,30 @@ import (
 // VaryHTMLFile is the name of the grid page goodput replay --vary writes under --out.
 const VaryHTMLFile = "vary.html"
 
-var varyTemplate = template.Must(template.New("vary.html.tmpl").ParseFS(templateFS, "templates/vary.html.tmpl"))
+var varyTemplate = template.Must(template.New("vary.html.tmpl").
+	Funcs(template.FuncMap{"breakable": breakable}).
+	ParseFS(templateFS, "templates/vary.html.tmpl"))
+
+// breakable is an input's path, escaped, with a line break allowed after each dot: a
+// corner or a heading of a narrow grid wraps between the path's names, not inside one.
+func breakable(path string) template.HTML {
+	names := strings.Split(path, ".")
+	for i, n := range names {
+		names[i] = template.HTMLEscapeString(n)
+	}
+	return template.HTML(strings.Join(names, ".<wbr>"))
+}
 
 // varyStyle is the report's stylesheet and the grid page's own rules.
 var varyStyle = pageStyle("vary.css")
 
 // VaryHTML writes the page of g: the map of where each arm holds and where it breaks
 // across the inputs varied. Every grid has a column for each value of the last input and
-// a row for each combination of the others. For each objective, a grid per arm of the
+// a row for each combination of the others; with one input, a row per value and a column
+// per arm and difference. When the one input is an offered rate (load.schedule.N.rate),
+// the page first draws the open-loop overload curve: each arm's
+// throughput, goodput, queue age and terminal outcomes across the rates, the trials'
+// range as a band around the median. For each objective, a grid per arm of the
 // trials it passed in and its median value; for every figure of [Trials], a grid per arm
 // of its median and range across the trials, shaded from worst to best over every cell of
 // every arm, and a grid per arm after the first of its difference from the first arm; then
@@ -50,14 +66,15 @@ type varyPage struct {
 	Meta     string
 	Inputs   []string // "x.y = 1, 2", one per input
 	Set      string   // the overrides every combination shares
-	Rows     string   // what a grid's rows are
-	Last     string   // the input of a grid's columns
+	Layout   string   // how a grid lays out the combinations
 	Trials   int
 	First    string
 	Deltas   bool
 	Links    bool
 	Arms     []armView
 	Contents []contentsLink
+	// Curve is the open-loop overload curve, drawn when the grid varies one offered rate.
+	Curve *overloadCurve
 	// ObjectivesDiffer: the combinations have different objectives, left to their pages.
 	ObjectivesDiffer bool
 	Objectives       []varyFigure
@@ -78,15 +95,23 @@ type varyFigure struct {
 	Grids           []gridView
 }
 
-// gridView is one grid: a value per combination, in a row for each combination of all the
-// inputs but the last and a column for each value of the last.
+// gridView is one grid: a value per combination. With two inputs or more, it is one arm's
+// (or difference's): a row for each combination of all the inputs but the last (named in
+// the corner) and a column for each value of the last (named once, Across). With one
+// input, it is every arm's and difference's: a row for each value of the input (named in
+// the corner) and a column for each arm and difference.
 type gridView struct {
 	Caption string
 	Swatch  string // the arm's colour class; "" for a difference
 	Kind    string // arm, delta, objective or invariants: the table's class
-	Columns []string
+	Corner  string // the inputs of the rows
+	Across  string // the input of the columns; "" when the columns are the arms
+	Columns []gridHead
 	Rows    []gridRow
 }
+
+// gridHead heads a column: a value alone, or an arm (with its colour) or difference.
+type gridHead struct{ Label, Swatch string }
 
 type gridRow struct {
 	Header string
@@ -105,7 +130,7 @@ func newVaryPage(g VaryGrid, sameObjectives bool) *varyPage {
 	first := g.Sums[0]
 	arms := first.Arms()
 	p := &varyPage{Style: varyStyle, Scenario: first.Scenario, Varied: strings.Join(g.Paths, " × "),
-		Last: g.Paths[len(g.Paths)-1], Trials: len(first.Runs), Links: g.Links != nil}
+		Trials: len(first.Runs), Links: g.Links != nil}
 	meta := []string{first.Seeds()}
 	if first.Complete() {
 		meta = append(meta, plural(first.Trials, "trial")+" each")
@@ -118,10 +143,13 @@ func newVaryPage(g VaryGrid, sameObjectives bool) *varyPage {
 		p.Inputs = append(p.Inputs, path+" = "+strings.Join(g.Values[k], ", "))
 	}
 	p.Set = strings.Join(g.setElsewhere(), "; ")
-	if len(g.Paths) == 1 {
-		p.Rows = "a single row"
-	} else {
-		p.Rows = "a row for each combination of " + strings.Join(g.Paths[:len(g.Paths)-1], ", ")
+	switch last := len(g.Paths) - 1; last {
+	case 0:
+		p.Layout = "Each figure is a table with a row for each value of " + g.Paths[0] + " and a column for each arm and each difference between arms."
+	case 1:
+		p.Layout = "Each grid is one arm's or difference's, with a row for each value of " + g.Paths[0] + " and a column for each value of " + g.Paths[1] + "."
+	default:
+		p.Layout = "Each grid is one arm's or difference's, with a row for each combination of " + strings.Join(g.Paths[:last], ", ") + " and a column for each value of " + g.Paths[last] + "."
 	}
 	if len(first.Runs) == 0 {
 		return p
@@ -132,6 +160,9 @@ func newVaryPage(g VaryGrid, sameObjectives bool) *varyPage {
 		p.Arms = append(p.Arms, armView{Name: a, Class: armClass(i)})
 	}
 
+	if p.Curve = newOverloadCurve(g); p.Curve != nil {
+		p.Contents = append(p.Contents, contentsLink{ID: "overload-curve", Title: "Overload curve"})
+	}
 	if hasObjectives(first) {
 		p.Contents = append(p.Contents, contentsLink{ID: "objectives", Title: "Objectives"})
 		p.ObjectivesDiffer = !sameObjectives
@@ -139,20 +170,24 @@ func newVaryPage(g VaryGrid, sameObjectives bool) *varyPage {
 	if hasObjectives(first) && sameObjectives {
 		// First the region where each arm meets every objective at once.
 		all := varyFigure{ID: "objectives-all", Label: "every objective", Note: "the trials in which all that could be measured passed"}
+		var cols []gridColumn
 		for a, arm := range p.Arms {
-			all.Grids = append(all.Grids, newGridView(g, arm.Name, arm.Class, "objective", func(v int) gridCell {
+			cols = append(cols, gridColumn{arm.Name, arm.Class, "objective", func(v int) gridCell {
 				s := g.Sums[v]
 				return passGridCell(allPassed(s, a), len(s.Runs))
-			}))
+			}})
 		}
+		all.Grids = gridViews(g, cols)
 		p.Objectives = append(p.Objectives, all)
 		for j, o := range first.Spread[0].Objectives {
 			fig := varyFigure{ID: fmt.Sprintf("objective-%d", j+1), Label: o.Name, Note: o.Metric}
+			var cols []gridColumn
 			for a, arm := range p.Arms {
-				fig.Grids = append(fig.Grids, newGridView(g, arm.Name, arm.Class, "objective", func(v int) gridCell {
+				cols = append(cols, gridColumn{arm.Name, arm.Class, "objective", func(v int) gridCell {
 					return objectiveGridCell(g.Sums[v].Spread[a].Objectives[j])
-				}))
+				}})
 			}
+			fig.Grids = gridViews(g, cols)
 			p.Objectives = append(p.Objectives, fig)
 		}
 	}
@@ -168,14 +203,15 @@ func newVaryPage(g VaryGrid, sameObjectives bool) *varyPage {
 		}
 		fig := varyFigure{ID: "figure-" + f.Key, Label: f.Label, Note: betterNote(f.Better)}
 		lo, hi := medianRange(g, i)
+		var cols []gridColumn
 		for a, arm := range p.Arms {
-			fig.Grids = append(fig.Grids, newGridView(g, arm.Name, arm.Class, "arm", func(v int) gridCell {
+			cols = append(cols, gridColumn{arm.Name, arm.Class, "arm", func(v int) gridCell {
 				st := g.Sums[v].Spread[a].Figures[i]
 				return spreadGridCell(spreadOf(f, st, false), shade(f, st, lo, hi))
-			}))
+			}})
 		}
 		for d, delta := range first.Deltas {
-			fig.Grids = append(fig.Grids, newGridView(g, delta.Arm+" − "+delta.Versus, "", "delta", func(v int) gridCell {
+			cols = append(cols, gridColumn{delta.Arm + " − " + delta.Versus, "", "delta", func(v int) gridCell {
 				ds := g.Sums[v].Deltas[d].Figures[i]
 				c := spreadGridCell(spreadOf(f, ds.Stats, true), deltaShade(f, ds.Stats))
 				switch b := betterCell(f, ds); b {
@@ -186,19 +222,22 @@ func newVaryPage(g VaryGrid, sameObjectives bool) *varyPage {
 					c.Small = append(c.Small, "better in "+b)
 				}
 				return c
-			}))
+			}})
 		}
+		fig.Grids = gridViews(g, cols)
 		sec := &p.Sections[len(p.Sections)-1]
 		sec.Figures = append(sec.Figures, fig)
 	}
 
 	p.Contents = append(p.Contents, contentsLink{ID: "invariants", Title: "Invariants"})
+	var cols []gridColumn
 	for a, arm := range p.Arms {
-		p.Invariants = append(p.Invariants, newGridView(g, arm.Name, arm.Class, "invariants", func(v int) gridCell {
+		cols = append(cols, gridColumn{arm.Name, arm.Class, "invariants", func(v int) gridCell {
 			s := g.Sums[v]
 			return passGridCell(len(s.Runs)-s.Spread[a].InvariantFailures, len(s.Runs))
-		}))
+		}})
 	}
+	p.Invariants = gridViews(g, cols)
 	return p
 }
 
@@ -216,35 +255,57 @@ func allPassed(s *trials.Summary, a int) int {
 	return n
 }
 
-// newGridView lays out cell(v) for every combination v: row-major, so that each row holds
-// one combination of the inputs before the last and each column one value of the last.
-func newGridView(g VaryGrid, caption, swatch, kind string, cell func(v int) gridCell) gridView {
+// gridColumn is one arm's or difference's value at every combination v: cell(v).
+type gridColumn struct {
+	caption, swatch, kind string
+	cell                  func(v int) gridCell
+}
+
+// gridViews lays out the columns' cells. With two inputs or more, a grid per column,
+// row-major: each row holds one combination of the inputs before the last, each column one
+// value of the last. With one input, one grid: a row per value, a column per arm and
+// difference, so that the input's values read down and the arms side by side.
+func gridViews(g VaryGrid, cols []gridColumn) []gridView {
+	link := func(c gridCell, v int) gridCell {
+		if g.Links != nil {
+			c.Link = g.Links[v]
+		}
+		return c
+	}
 	last := len(g.Paths) - 1
-	cols := len(g.Values[last])
-	gv := gridView{Caption: caption, Swatch: swatch, Kind: kind}
-	for _, v := range g.Values[last] {
-		gv.Columns = append(gv.Columns, g.Paths[last]+" = "+v)
-	}
-	for r := 0; r*cols < len(g.Sums); r++ {
-		row := gridRow{Header: g.Paths[0]} // one input: the row is the input's values
-		if last > 0 {
-			vals := g.Combination(r * cols)[:last]
-			for k := range vals {
-				vals[k] = g.Paths[k] + " = " + vals[k]
-			}
-			row.Header = strings.Join(vals, ", ")
+	if last == 0 {
+		gv := gridView{Kind: cols[0].kind, Corner: g.Paths[0]}
+		for _, c := range cols {
+			gv.Columns = append(gv.Columns, gridHead{Label: c.caption, Swatch: c.swatch})
 		}
-		for c := range cols {
-			v := r*cols + c
-			cl := cell(v)
-			if g.Links != nil {
-				cl.Link = g.Links[v]
+		for v, val := range g.Values[0] {
+			row := gridRow{Header: val}
+			for _, c := range cols {
+				row.Cells = append(row.Cells, link(c.cell(v), v))
 			}
-			row.Cells = append(row.Cells, cl)
+			gv.Rows = append(gv.Rows, row)
 		}
-		gv.Rows = append(gv.Rows, row)
+		return []gridView{gv}
 	}
-	return gv
+	n := len(g.Values[last])
+	var out []gridView
+	for _, c := range cols {
+		gv := gridView{Caption: c.caption, Swatch: c.swatch, Kind: c.kind,
+			Corner: strings.Join(g.Paths[:last], ", "), Across: g.Paths[last]}
+		for _, val := range g.Values[last] {
+			gv.Columns = append(gv.Columns, gridHead{Label: val})
+		}
+		for r := 0; r*n < len(g.Sums); r++ {
+			row := gridRow{Header: strings.Join(g.Combination(r * n)[:last], ", ")}
+			for k := range n {
+				v := r*n + k
+				row.Cells = append(row.Cells, link(c.cell(v), v))
+			}
+			gv.Rows = append(gv.Rows, row)
+		}
+		out = append(out, gv)
+	}
+	return out
 }
 
 // spreadGridCell is a figure's cell: the median, and its range and notes beneath.

@@ -3,12 +3,16 @@ package report
 import (
 	"bytes"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/goodput-lab/goodput/scenario"
 	"github.com/goodput-lab/goodput/trials"
 )
 
@@ -52,8 +56,9 @@ var (
 
 // TestVaryHTMLGolden checks the page of two inputs (x.y = 1, 2 × z = a, b, c) with links:
 // a grid per arm and difference of every figure, and per arm of every objective and the
-// invariants, each of two rows (x.y) and three columns (z), every cell linking to its
-// combination's page in row-major order.
+// invariants, each of two rows (x.y, named once in the corner) and three columns (z, named
+// once above them), headed by the values alone, every cell linking to its combination's
+// page in row-major order.
 func TestVaryHTMLGolden(t *testing.T) {
 	g := varyGrid(t, []string{"x.y", "z"}, [][]string{{"1", "2"}, {"a", "b", "c"}})
 	g.Links = varyLinks(g)
@@ -67,8 +72,9 @@ func TestVaryHTMLGolden(t *testing.T) {
 		"<li>x.y = 1, 2</li>", "<li>z = a, b, c</li>",
 		"seeds 1–3 · 3 trials each · 2 arms · 6 combinations",
 		"set for every combination: seed=9</p>",
-		`<th scope="col">z = a</th><th scope="col">z = b</th><th scope="col">z = c</th>`,
-		`<tr><th scope="row">x.y = 2</th>`,
+		`<th scope="col" class="corner" rowspan="2">x.<wbr>y</th><th scope="colgroup" class="across" colspan="3">z</th></tr>`,
+		`<tr><th scope="col">a</th><th scope="col">b</th><th scope="col">c</th></tr>`,
+		`<tr><th scope="row">2</th>`,
 		`<h2 id="objectives">Objectives</h2>`,
 		"protected − baseline</caption>",
 	} {
@@ -86,7 +92,7 @@ func TestVaryHTMLGolden(t *testing.T) {
 		if n := len(bodyRow.FindAllString(tb[0], -1)); n != 2 {
 			t.Errorf("a %s grid has %d rows, want 2", tb[1], n)
 		}
-		if n := len(gridCellT.FindAllString(tb[0], -1)) - 1; n != 6 { // less the corner
+		if n := len(gridCellT.FindAllString(tb[0], -1)); n != 6 {
 			t.Errorf("a %s grid has %d cells, want 6", tb[1], n)
 		}
 		var got []string
@@ -102,33 +108,47 @@ func TestVaryHTMLGolden(t *testing.T) {
 	}
 }
 
-// With one input, each grid is one row, its columns the input's values; every figure has
-// a cell per combination in each arm's grid and each difference's.
+// With one input, each figure, objective and the invariants are one table: a row headed
+// by each of the input's values (the input named once, in the corner) and a column for
+// each arm and difference, a cell per combination in each.
 func TestVaryHTMLOneInput(t *testing.T) {
 	g := varyGrid(t, []string{"x.y"}, [][]string{{"1", "2", "3"}})
 	page := renderVary(t, g)
-	for _, tb := range gridTable.FindAllString(page, -1) {
-		if n := len(bodyRow.FindAllString(tb, -1)); n != 1 {
-			t.Errorf("a grid has %d rows, want 1:\n%s", n, tb)
+	s := g.Sums[0]
+	tables := gridTable.FindAllString(page, -1)
+	if want := len(trials.Figures()) + len(s.Spread[0].Objectives) + 2; len(tables) != want {
+		t.Errorf("%d tables, want %d: one per figure, objective, every objective and the invariants", len(tables), want)
+	}
+	for _, tb := range tables {
+		if n := len(bodyRow.FindAllString(tb, -1)); n != 3 {
+			t.Errorf("a table has %d rows, want 3:\n%s", n, tb)
 		}
-		if !strings.Contains(tb, `<tr><th scope="row">x.y</th>`) {
-			t.Errorf("the row is not headed by the input:\n%s", tb)
+		for _, want := range []string{`<th scope="col" class="corner">x.<wbr>y</th>`, `<tr><th scope="row">1</th>`, `<tr><th scope="row">3</th>`,
+			`<th scope="col"><span class="swatch arm1" aria-hidden="true"></span>protected</th>`} {
+			if !strings.Contains(tb, want) {
+				t.Errorf("a table lacks %q:\n%s", want, tb)
+			}
+		}
+		if strings.Contains(tb, "<caption>") || strings.Contains(tb, "x.y = ") {
+			t.Errorf("a table names the input again:\n%s", tb)
 		}
 	}
 	if strings.Contains(page, "<a href=\"0") {
 		t.Error("cells link without Links")
 	}
-	s := g.Sums[0]
 	perFigure := len(g.Sums) * (len(s.Spread) + len(s.Deltas))
 	for _, f := range trials.Figures() {
 		start := strings.Index(page, `<h3 id="figure-`+f.Key+`">`)
 		if start < 0 {
-			t.Errorf("no grids for %s", f.Key)
+			t.Errorf("no grid for %s", f.Key)
 			continue
 		}
-		body, _, _ := strings.Cut(page[start+1:], "\n<h") // the figure's grids, to the next heading
-		if n := len(gridCellT.FindAllString(body, -1)) - len(s.Spread) - len(s.Deltas); n != perFigure {
+		body, _, _ := strings.Cut(page[start+1:], "\n<h") // the figure's table, to the next heading
+		if n := len(gridCellT.FindAllString(body, -1)); n != perFigure {
 			t.Errorf("%s: %d cells, want %d", f.Key, n, perFigure)
+		}
+		if !strings.Contains(body, `<th scope="col">protected − baseline</th>`) {
+			t.Errorf("%s: no column of the difference", f.Key)
 		}
 	}
 }
@@ -321,14 +341,14 @@ func TestVaryHTMLEveryObjective(t *testing.T) {
 		t.Errorf("baseline passed every objective in %d trials, want 0", got)
 	}
 	p := newVaryPage(g, true)
-	if f := p.Objectives[0]; f.Label != "every objective" || len(f.Grids) != 2 {
+	if f := p.Objectives[0]; f.Label != "every objective" || len(f.Grids) != 1 {
 		t.Fatalf("first objective figure %q with %d grids", f.Label, len(f.Grids))
 	}
-	cells := p.Objectives[0].Grids[1].Rows[0].Cells
-	if c := cells[0]; c.Main != "3/3" || c.Class != "pass-all" {
+	rows := p.Objectives[0].Grids[0].Rows // one input: a row per value, a column per arm
+	if c := rows[0].Cells[1]; c.Main != "3/3" || c.Class != "pass-all" {
 		t.Errorf("protected at x.y=1: %+v", c)
 	}
-	if c := cells[1]; c.Main != "2/3" || c.Class != "pass-some" {
+	if c := rows[1].Cells[1]; c.Main != "2/3" || c.Class != "pass-some" {
 		t.Errorf("protected at x.y=2: %+v", c)
 	}
 }
@@ -390,5 +410,190 @@ func TestAllPassedSkipsNoData(t *testing.T) {
 	s := &trials.Summary{Runs: []trials.Trial{run(ok, none), run(ok, bad), run(none, none), run(ok, ok)}}
 	if got := allPassed(s, 0); got != 2 {
 		t.Errorf("allPassed = %d, want 2 (the first and the last trial)", got)
+	}
+}
+
+// rateGrid is a synthetic sweep over an offered rate (load.schedule.0.rate at the given
+// values, 3 trials of a 60 s run each) of a service that completes at most 1,000/s: the
+// baseline arm admits everything, its goodput collapsing into late and expired work past
+// saturation as its queue ages; the protected arm rejects what it cannot serve in time.
+func rateGrid(t *testing.T, values ...string) VaryGrid {
+	t.Helper()
+	g := VaryGrid{Paths: []string{"load.schedule.0.rate"}, Values: [][]string{values}}
+	for _, v := range values {
+		r, err := scenario.ParseRate(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rate := r.PerSecond()
+		s := &trials.Summary{Scenario: "synthetic", Set: []string{"load.schedule.0.rate=" + v}, FirstSeed: 1, Trials: 3, Figures: trials.Figures()}
+		for seed := uint64(1); seed <= 3; seed++ {
+			jitter := float64(seed) - 2 // −1, 0, 1
+			offered := math.Round(60 * rate * (1 + 0.01*jitter))
+			failed := math.Round(offered * 0.001 * float64(seed))
+			served := min(offered-failed, 60_000*(1-0.005*jitter)) // goodput and late
+			base := map[string]float64{"offered": offered, "admitted": offered, "rejected": 0, "failed": failed}
+			fresh := min(1, math.Pow(1000/rate, 3)) // the share still within its deadline
+			base["goodput"] = math.Round(served * fresh)
+			base["late"] = served - base["goodput"]
+			base["expired"] = offered - served - base["failed"]
+			base["queue_age_max_ms"] = math.Round(40 + 3000*max(0, rate/1000-1)*(1+0.1*jitter))
+			prot := map[string]float64{"offered": offered, "rejected": math.Max(0, offered-57_000*(1-0.005*jitter)), "failed": 0, "late": 0, "queue_age_max_ms": 150 + 10*jitter}
+			prot["admitted"] = offered - prot["rejected"]
+			prot["goodput"] = math.Round(prot["admitted"] * 0.995)
+			prot["expired"] = prot["admitted"] - prot["goodput"]
+			s.Runs = append(s.Runs, trials.Trial{Seed: seed, Arms: []trials.ArmRun{runOf("baseline", base), runOf("protected", prot)}})
+		}
+		// Through the file, which computes the spreads from the runs.
+		var b bytes.Buffer
+		if err := s.WriteJSON(&b); err != nil {
+			t.Fatal(err)
+		}
+		s, err = trials.Read(b.Bytes(), "rate.json")
+		if err != nil {
+			t.Fatal(err)
+		}
+		g.Sums = append(g.Sums, s)
+	}
+	return g
+}
+
+// runOf is an arm's run with the given figures, the others not measured.
+func runOf(name string, figs map[string]float64) trials.ArmRun {
+	r := trials.ArmRun{Name: name, Figures: map[string]*float64{}}
+	for _, f := range trials.Figures() {
+		if v, ok := figs[f.Key]; ok {
+			r.Figures[f.Key] = &v
+		} else {
+			r.Figures[f.Key] = nil
+		}
+	}
+	return r
+}
+
+var (
+	curveFigureT = regexp.MustCompile(`(?s)<figure id="curve-([a-z-]+)">.*?</figure>`)
+	curvePoints  = regexp.MustCompile(`<polyline class="line (arm\d)" points="([^"]*)">`)
+)
+
+// TestVaryHTMLOverloadCurve checks the page of one offered rate at four values, given out
+// of order: a table per figure with a row per rate, and the overload curve above them — a
+// panel for throughput, goodput, queue age and each terminal outcome, each with a line
+// per arm through its medians from the lowest rate to the highest and a band around it.
+func TestVaryHTMLOverloadCurve(t *testing.T) {
+	g := rateGrid(t, "500/s", "1000/s", "2k/s", "1500/s")
+	g.Links = varyLinks(g)
+	page := renderVary(t, g)
+	golden(t, "vary-rate.html", []byte(page))
+	if page != renderVary(t, g) {
+		t.Error("two renderings differ")
+	}
+	for _, want := range []string{
+		`<a href="#overload-curve">Overload curve</a>`,
+		`<h2 id="overload-curve">Overload curve</h2>`,
+		`<th scope="col" class="corner">load.<wbr>schedule.<wbr>0.<wbr>rate</th><th scope="col"><span class="swatch arm0" aria-hidden="true"></span>baseline</th>`,
+		`<tr><th scope="row">2k/s</th>`,
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+	if strings.Contains(page, "<th scope=\"row\">load.schedule") || strings.Contains(page, "0.rate = 500/s</th>") {
+		t.Error("a header names the input beside or instead of its value")
+	}
+	panels := curveFigureT.FindAllStringSubmatch(page, -1)
+	var ids []string
+	for _, p := range panels {
+		ids = append(ids, p[1])
+		lines := curvePoints.FindAllStringSubmatch(p[0], -1)
+		if len(lines) != 2 || strings.Count(p[0], `<polygon class="spread`) != 2 {
+			t.Errorf("panel %s: %d lines and %d bands, want one of each per arm", p[1], len(lines), strings.Count(p[0], "<polygon"))
+		}
+		for _, l := range lines {
+			var xs []float64
+			for _, pt := range strings.Fields(l[2]) {
+				x, _, _ := strings.Cut(pt, ",")
+				v, err := strconv.ParseFloat(x, 64)
+				if err != nil {
+					t.Fatalf("panel %s: point %q", p[1], pt)
+				}
+				xs = append(xs, v)
+			}
+			if len(xs) != 4 || !slices.IsSorted(xs) {
+				t.Errorf("panel %s, %s: x = %v, want four rates from the lowest", p[1], l[1], xs)
+			}
+		}
+	}
+	if want := "completed goodput queue-age rejected late expired failed"; strings.Join(ids, " ") != want {
+		t.Errorf("panels %v, want %s", ids, want)
+	}
+	if !strings.Contains(panels[0][0], `<line class="line offered"`) || strings.Contains(panels[2][0], `class="line offered"`) {
+		t.Error("the offered line is not on the throughput panel, or is on the queue age's")
+	}
+	// Past saturation the baseline's goodput collapses while the protected arm's holds
+	// (up is a lower y).
+	c := newOverloadCurve(g)
+	base, prot := c.Panels[1].Arms[0].Dots, c.Panels[1].Arms[1].Dots
+	if !(base[1].Y < base[3].Y && prot[3].Y < base[3].Y) {
+		t.Errorf("goodput: baseline %v at 1,000/s and %v at 2,000/s, protected %v", base[1], base[3], prot[3])
+	}
+}
+
+// TestCurveStats checks a panel's figure trial by trial: counts per second of the run
+// (count × rate ÷ offered), summed figures, and a trial missing a figure or its offered
+// count left out.
+func TestCurveStats(t *testing.T) {
+	run := func(figs map[string]float64) trials.Trial {
+		return trials.Trial{Arms: []trials.ArmRun{runOf("a", figs)}}
+	}
+	s := &trials.Summary{Runs: []trials.Trial{
+		run(map[string]float64{"offered": 60_000, "goodput": 30_000, "late": 6_000, "queue_age_max_ms": 90}),
+		run(map[string]float64{"offered": 30_000, "goodput": 27_000, "late": 0, "queue_age_max_ms": 30}),
+		run(map[string]float64{"offered": 0, "goodput": 0, "late": 0, "queue_age_max_ms": 60}),
+		run(map[string]float64{"offered": 60_000, "goodput": 12_000, "queue_age_max_ms": 300}), // late missing
+	}}
+	byID := map[string]curveFigure{}
+	for _, f := range curveFigures {
+		byID[f.id] = f
+	}
+	for _, tt := range []struct {
+		fig              string
+		rate             float64
+		n                int
+		min, median, max float64
+	}{
+		// 36,000 of 60,000 offered at 1,000/s is 600/s; 27,000 of 30,000 is 900/s.
+		{"completed", 1000, 2, 600, 750, 900},
+		{"goodput", 1000, 3, 200, 500, 900},
+		{"goodput", 2000, 3, 400, 1000, 1800},
+		{"queue-age", 1000, 4, 30, 75, 300},
+	} {
+		st := curveStats(s, 0, byID[tt.fig], tt.rate)
+		if st.N != tt.n || st.Min != tt.min || st.Median != tt.median || st.Max != tt.max {
+			t.Errorf("%s at %v/s: n %d, %v / %v / %v; want n %d, %v / %v / %v", tt.fig, tt.rate, st.N, st.Min, st.Median, st.Max, tt.n, tt.min, tt.median, tt.max)
+		}
+	}
+}
+
+// The curve is drawn only for one offered rate varied over two values or more.
+func TestVaryHTMLNoCurve(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		paths  []string
+		values [][]string
+	}{
+		{"not a rate", []string{"x.y"}, [][]string{{"1", "2"}}},
+		{"two inputs", []string{"load.schedule.0.rate", "z"}, [][]string{{"1/s", "2/s"}, {"a"}}},
+		{"a rate, not offered", []string{"arms.1.policy.retries.budget.min_per_second"}, [][]string{{"1/s", "2/s"}}},
+		{"one value", []string{"load.schedule.0.rate"}, [][]string{{"9000/s"}}},
+		{"one rate spelled two ways", []string{"load.schedule.0.rate"}, [][]string{{"9000/s", "9k/s"}}},
+	} {
+		g := varyGrid(t, tt.paths, tt.values)
+		if c := newOverloadCurve(g); c != nil {
+			t.Errorf("%s: a curve of %d panels", tt.name, len(c.Panels))
+		}
+		if page := renderVary(t, g); strings.Contains(page, "overload-curve") {
+			t.Errorf("%s: the page has an overload curve", tt.name)
+		}
 	}
 }

@@ -302,6 +302,11 @@ func (s *Summary) compute() {
 	}
 }
 
+// StatsOf is the spread of values derived from a summary's, one per trial (nil where the
+// trial did not measure it), computed as the summary computes its own: for a page that
+// combines figures trial by trial.
+func StatsOf(key string, vals []*float64) Stats { return stats(key, vals) }
+
 // stats summarises the values that are not nil, in the order given (so the mean's rounding
 // is the same however the runs were sharded).
 func stats(key string, vals []*float64) Stats {

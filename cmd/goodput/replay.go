@@ -11,10 +11,8 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strings"
-	"sync"
 	"time"
 
-	"github.com/schollz/progressbar/v3"
 	"golang.org/x/term"
 
 	"github.com/goodput-lab/goodput/model"
@@ -323,63 +321,6 @@ func writePage(path string, render func(io.Writer) error) error {
 		return err
 	}
 	return os.WriteFile(path, page.Bytes(), 0o644) // its error names the path
-}
-
-// progress draws a progress bar of simulated time on stderr once a run has lasted longer
-// than a delay. Its methods are safe for concurrent use (arms report from their own
-// goroutines) and do nothing on a nil *progress.
-type progress struct {
-	w     io.Writer
-	now   func() time.Time
-	start time.Time
-	delay time.Duration
-
-	mu   sync.Mutex
-	bar  *progressbar.ProgressBar
-	done time.Duration
-}
-
-func newProgress(w io.Writer, now func() time.Time, delay time.Duration) *progress {
-	return &progress{w: w, now: now, start: now(), delay: delay}
-}
-
-// update records progress; the bar shows the furthest point any arm has reached.
-func (p *progress) update(done, total time.Duration) {
-	if p == nil || total <= 0 {
-		return
-	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if done <= p.done {
-		return
-	}
-	p.done = done
-	if p.bar == nil {
-		if p.now().Sub(p.start) < p.delay {
-			return
-		}
-		p.bar = progressbar.NewOptions64(int64(total/time.Second),
-			progressbar.OptionSetWriter(p.w),
-			progressbar.OptionSetDescription("replaying"),
-			progressbar.OptionSetPredictTime(true),
-			progressbar.OptionClearOnFinish(),
-			progressbar.OptionThrottle(100*time.Millisecond),
-		)
-	}
-	_ = p.bar.Set64(int64(done / time.Second))
-}
-
-// finish removes the bar, if one was drawn.
-func (p *progress) finish() {
-	if p == nil {
-		return
-	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.bar != nil {
-		_ = p.bar.Finish()
-		_ = p.bar.Clear()
-	}
 }
 
 // isTerminal reports whether w is a terminal.

@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -223,57 +222,3 @@ func TestReplayErrors(t *testing.T) {
 		t.Error("--out onto a regular file succeeded")
 	}
 }
-
-// TestProgress drives the progress bar with a fake clock into a buffer: nothing is drawn
-// before the delay, progress never goes backwards, and arms may report concurrently.
-func TestProgress(t *testing.T) {
-	var nilBar *progress
-	nilBar.update(time.Second, time.Minute) // a nil bar is a no-op
-	nilBar.finish()
-
-	var mu sync.Mutex
-	clock := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	now := func() time.Time { mu.Lock(); defer mu.Unlock(); return clock }
-	advance := func(d time.Duration) { mu.Lock(); clock = clock.Add(d); mu.Unlock() }
-
-	var buf syncBuffer
-	p := newProgress(&buf, now, time.Second)
-	p.update(10*time.Second, 40*time.Minute)
-	if buf.Len() != 0 {
-		t.Fatalf("drawn before the delay: %q", buf.String())
-	}
-	advance(2 * time.Second)
-	var wg sync.WaitGroup
-	for arm := range 2 {
-		wg.Go(func() {
-			for s := range 100 {
-				p.update(time.Duration(s*10+arm)*time.Second, 40*time.Minute)
-			}
-		})
-	}
-	wg.Wait()
-	if p.done != 991*time.Second {
-		t.Errorf("progress = %v, want the furthest point reported (16m31s)", p.done)
-	}
-	p.update(5*time.Second, 40*time.Minute) // an arm behind the other: no step back
-	if p.done != 991*time.Second {
-		t.Errorf("progress went back to %v", p.done)
-	}
-	p.finish()
-	if !strings.Contains(buf.String(), "replaying") {
-		t.Errorf("no bar drawn after the delay: %q", buf.String())
-	}
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-func (s *syncBuffer) Len() int       { s.mu.Lock(); defer s.mu.Unlock(); return s.b.Len() }
-func (s *syncBuffer) String() string { s.mu.Lock(); defer s.mu.Unlock(); return s.b.String() }
