@@ -147,7 +147,7 @@ func newVaryPage(g VaryGrid, sameObjectives bool) *varyPage {
 		}
 		p.Objectives = append(p.Objectives, all)
 		for j, o := range first.Spread[0].Objectives {
-			fig := varyFigure{ID: fmt.Sprintf("objective-%d", j+1), Label: o.Name, Note: o.Metric}
+			fig := varyFigure{ID: fmt.Sprintf("objective-%d", j+1), Label: objectiveName(o.Name, o.Statistic), Note: o.Metric}
 			for a, arm := range p.Arms {
 				fig.Grids = append(fig.Grids, newGridView(g, arm.Name, arm.Class, "objective", func(v int) gridCell {
 					return objectiveGridCell(g.Sums[v].Spread[a].Objectives[j])
