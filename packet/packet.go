@@ -355,7 +355,8 @@ type Recovery struct {
 }
 
 // Row is one tick of an arm's series. Counters count events whose time falls in
-// [T, T+tick); gauges are the last [Sample] taken in the tick.
+// [T, T+tick), a terminal outcome at the instant its caller had its answer or gave up
+// (not when orphaned work ends); gauges are the last [Sample] taken in the tick.
 type Row struct {
 	T time.Duration
 

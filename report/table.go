@@ -265,7 +265,7 @@ func build(arms []packet.Arm) *table {
 				}
 				return msCell(d.ConnWait.Count, d.ConnWait.P99)
 			})
-			t.value(dep+" concurrency, max", func(a packet.Arm) string { d, _ := get(a); return Int(int64(d.ConcurrencyMax)) })
+			t.value(dep+" calls in service, highest sample", func(a packet.Arm) string { d, _ := get(a); return Int(int64(d.ConcurrencyMax)) })
 		}
 	}
 
@@ -294,7 +294,7 @@ func build(arms []packet.Arm) *table {
 			})
 			t.count(name+" misses (backend work)", func(a packet.Arm) int64 { c, _ := get(a); return c.Misses })
 			t.count(name+" entries evicted for memory", func(a packet.Arm) int64 { c, _ := get(a); return c.Evictions })
-			t.value(name+" entries held, least", func(a packet.Arm) string {
+			t.value(name+" entries held, fewest sampled", func(a packet.Arm) string {
 				c, ok := get(a)
 				if !ok {
 					return ""
@@ -319,7 +319,7 @@ func build(arms []packet.Arm) *table {
 				}
 				return packet.HealthStats{}
 			}
-			t.count(name+" probes", func(a packet.Arm) int64 { return get(a).Probes })
+			t.count(name+" probes with a verdict", func(a packet.Arm) int64 { return get(a).Probes })
 			t.count(name+" probes failed", func(a packet.Arm) int64 { return get(a).ProbesFailed })
 			t.count(name+" instances taken out of routing", func(a packet.Arm) int64 { return get(a).Removals })
 			t.count(name+" instances returned", func(a packet.Arm) int64 { return get(a).Returns })
