@@ -83,7 +83,7 @@ func runes(s string) int { return utf8.RuneCountInString(s) }
 
 // render writes g to out and returns true if every line fits width with a label column
 // at least minLabel wide (or as wide as the widest label, if that is less); otherwise it
-// writes nothing and returns false.
+// writes nothing and returns false. With minLabel 0 it always writes the table.
 func (g *grid) render(out *bytes.Buffer, width, minLabel int) bool {
 	var units []string
 	var first []int // the first column of each group
@@ -138,7 +138,11 @@ func (g *grid) render(out *bytes.Buffer, width, minLabel int) bool {
 	}
 	labelW := min(labelMax, width-cols, maxLabel)
 	if labelW < min(minLabel, labelMax) || labelW < 1 && labelMax > 0 {
-		return false
+		if minLabel > 0 {
+			return false
+		}
+		// The last resort (minLabel 0) always renders: its lines may pass width.
+		labelW = min(labelMax, 12)
 	}
 
 	var b bytes.Buffer

@@ -94,6 +94,19 @@ func TestArmNamesFold(t *testing.T) {
 	}
 }
 
+// TestLastResort checks that a grid too wide for any label column is still written.
+func TestLastResort(t *testing.T) {
+	g := &grid{groups: []colGroup{{units: []string{""}}}}
+	g.row("  a label", strings.Repeat("x", 70))
+	var b bytes.Buffer
+	if g.render(&b, 40, 20) || b.Len() != 0 {
+		t.Errorf("a grid that does not fit was written: %q", b.String())
+	}
+	if !g.render(&b, 40, 0) || !strings.Contains(b.String(), "  a label") {
+		t.Errorf("the last resort wrote %q", b.String())
+	}
+}
+
 func TestWrap(t *testing.T) {
 	tests := []struct {
 		text  string
