@@ -209,6 +209,17 @@ func newHandles(r *packet.Recorder, p *plan) handles {
 // terminal records the terminal state of an admitted request.
 func (a *arm) terminal(now time.Duration, lg *logical, out packet.Outcome, lat time.Duration) {
 	a.hs.class[lg.class].Terminal(now, out, lat)
+	a.terminalHook(lg, out)
+}
+
+// settled records the terminal state of a request whose caller gave up (see giveUp): in
+// the tick the caller gave up in, not the one its orphaned work ended in.
+func (a *arm) settled(lg *logical, out packet.Outcome) {
+	a.hs.class[lg.class].Settle(lg.giveUpAt, out)
+	a.terminalHook(lg, out)
+}
+
+func (a *arm) terminalHook(lg *logical, out packet.Outcome) {
 	if a.hooks != nil && a.hooks.terminal != nil {
 		a.hooks.terminal(a.name, lg.id, out)
 	}
@@ -612,6 +623,7 @@ func (a *arm) giveUp(li int32, c cause) {
 	lg.state = lgClientDone
 	lg.cause = c
 	lg.giveUpAt = now
+	a.hs.class[lg.class].GaveUp(now, now-lg.t0)
 	if ai := lg.cur; ai >= 0 {
 		lg.cur = -1
 		if a.pol.cancel {
@@ -648,7 +660,7 @@ func (a *arm) settleIdle(li int32, lg *logical) {
 		case lg.cause == causeExpired || lg.giveUpAt >= a.deadline(lg):
 			out = packet.Expired
 		}
-		a.terminal(a.now(), lg, out, lg.giveUpAt-lg.t0)
+		a.settled(lg, out)
 		lg.state = lgRecorded
 	}
 	if lg.state == lgRecorded {

@@ -42,7 +42,7 @@ var ErrMaxEvents = errors.New("model: event budget exhausted")
 // that a packet says which model replayed it ([packet.Packet.ModelVersion]) and goodput
 // merge refuses to join sweeps replayed by two models. TestSmallGolden fails when the
 // outcome of its scenarios changes and Version does not.
-const Version = 1
+const Version = 2
 
 // Run replays the scenario: one arm per declared policy, each on its own [sim.Sim] and
 // goroutine, all on the same seed. Offered load follows the schedule whatever happens
@@ -349,11 +349,11 @@ func (a *arm) unfinished() {
 		if lg.state == lgRecorded || lg.state == lgFreed {
 			continue
 		}
-		at := lg.giveUpAt
 		if lg.state == lgActive {
-			at = now
+			a.terminal(now, lg, packetFailed(lg), now-lg.t0)
+		} else {
+			a.settled(lg, packetFailed(lg)) // given up: its latency is recorded
 		}
-		a.terminal(now, lg, packetFailed(lg), at-lg.t0)
 		lg.state = lgRecorded
 		n++
 	}

@@ -1,8 +1,11 @@
 package packet
 
 import (
+	"cmp"
 	"fmt"
 	"math"
+	"strconv"
+	"strings"
 	"time"
 )
 
@@ -52,9 +55,82 @@ func latencyQuantile(m string) float64 {
 	return 99
 }
 
+// statistic says what the value of objective s is, in words: the statistic and the
+// requests or ticks it is taken over ([Objective.Statistic]); "" for an unknown metric.
+func statistic(s ObjectiveSpec) string {
+	over := span(s, "over")
+	switch {
+	case isLatencyMetric(s.Metric):
+		who := "admitted requests"
+		if s.Class != "" {
+			who = "admitted " + s.Class + " requests"
+		}
+		q := strings.TrimPrefix(s.Metric, "latency_")
+		if q == "p999" {
+			q = "p99.9"
+		}
+		str := q + " completion latency of " + who
+		if s.From != 0 || s.To != 0 || s.State != "" {
+			str += " ending " + span(s, "")
+		}
+		return str
+	case s.Metric == "goodput_rate" && s.Stat == "min":
+		return "goodput per second, lowest tick " + over
+	case s.Metric == "goodput_rate":
+		return "goodput per second, mean " + over
+	case s.Metric == "goodput_fraction":
+		return "goodput / offered " + over
+	case s.Metric == "duplicates":
+		return "duplicate mutations " + over
+	case s.Metric == "queue_age_max":
+		return "oldest queue age, highest sample " + over
+	case s.Metric == "amplification":
+		return "attempts per offered request at the most amplified layer " + over
+	case s.Metric == "retry_ratio":
+		return "retries per admitted request " + over
+	case s.Metric == "time_to_normal":
+		return "seconds from t=" + secondsText(s.After) + " s until the load state is Normal for good"
+	}
+	return ""
+}
+
+// span names the window of s after the word over ("over the run", "over t=180–540 s",
+// "over the ticks in Normal, from t=180 s on"), or without it ("in t=180–540 s", "while
+// in Normal") for what is recorded as requests end rather than by tick.
+func span(s ObjectiveSpec, over string) string {
+	var w string
+	switch {
+	case s.From == 0 && s.To == 0:
+	case s.To == 0:
+		w = "from t=" + secondsText(s.From) + " s on"
+	default:
+		w = "t=" + secondsText(s.From) + "–" + secondsText(s.To) + " s"
+	}
+	var parts []string
+	switch {
+	case s.State != "" && over != "":
+		parts = append(parts, over+" the ticks in "+s.State)
+	case s.State != "":
+		parts = append(parts, "while in "+s.State)
+	case w == "" && over != "":
+		return over + " the run"
+	case s.To == 0:
+		return w
+	default:
+		return cmp.Or(over, "in") + " " + w
+	}
+	if w != "" {
+		parts = append(parts, w)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// secondsText writes d in seconds, as few decimals as it needs: 180, 1.5.
+func secondsText(d time.Duration) string { return strconv.FormatFloat(d.Seconds(), 'f', -1, 64) }
+
 // evaluate computes one objective from the recorder's state.
 func (r *Recorder) evaluate(s ObjectiveSpec) Objective {
-	o := Objective{Name: s.Name, Metric: s.Metric}
+	o := Objective{Name: s.Name, Metric: s.Metric, Statistic: statistic(s)}
 	var (
 		value float64
 		ok    = true

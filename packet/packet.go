@@ -81,22 +81,33 @@ type Arm struct {
 
 // Totals counts the populations of an arm. Every offered logical request is admitted or
 // rejected; every admitted one ends in exactly one of goodput, late, expired, failed or
-// ambiguous. Attempts count physical work at every layer; shed counts optional work removed
-// (a degraded but correct response is still goodput).
+// ambiguous, counted (in the series too) when its caller got its answer or gave up.
+// Attempts and Shed are not populations of requests (see their fields).
 type Totals struct {
-	Offered   int64 `json:"offered"`
-	Admitted  int64 `json:"admitted"`
-	Rejected  int64 `json:"rejected"`
-	Attempts  int64 `json:"attempts"`
-	Goodput   int64 `json:"goodput"`
-	Late      int64 `json:"late"`
-	Expired   int64 `json:"expired"`
+	Offered  int64 `json:"offered"`
+	Admitted int64 `json:"admitted"`
+	Rejected int64 `json:"rejected"`
+	// Attempts is physical work summed over every layer: a request that crosses two layers
+	// without a retry makes two attempts (see [Amplification] for attempts per offered
+	// request, by layer).
+	Attempts int64 `json:"attempts"`
+	Goodput  int64 `json:"goodput"`
+	Late     int64 `json:"late"`
+	// Expired counts admitted requests whose caller gave up, with no successful answer, at
+	// or after their deadline (one with a mutation applied is ambiguous instead).
+	Expired int64 `json:"expired"`
+	// Shed counts optional features removed from requests (a recommendation, a receipt
+	// enrichment), not requests: one request may lose several, and a degraded but correct
+	// response is still goodput.
 	Shed      int64 `json:"shed"`
 	Failed    int64 `json:"failed"`
 	Ambiguous int64 `json:"ambiguous"`
 
-	Retries          int64 `json:"retries"`
-	Suppressed       int64 `json:"suppressed"`
+	Retries    int64 `json:"retries"`
+	Suppressed int64 `json:"suppressed"`
+	// Orphans counts work that finished after its caller had stopped waiting for it:
+	// attempts that succeeded, and dependency calls however they ended. CancelsCompleted
+	// counts the work a cancellation stopped.
 	Orphans          int64 `json:"orphans"`
 	CancelsCompleted int64 `json:"cancellations_completed"`
 	// Unfinished counts admitted requests with no terminal state at the end of the run; it
@@ -166,6 +177,9 @@ type Objective struct {
 	Metric string `json:"metric"`
 	Op     string `json:"op"`
 	Unit   string `json:"unit"`
+	// Statistic says what Value is, whatever the objective's name: the statistic and the
+	// requests or ticks it is over ("goodput per second, mean over t=180–540 s").
+	Statistic string `json:"statistic,omitempty"`
 	// Note explains a value that is not a plain measurement (for example, a state never
 	// reached, or a window with no data).
 	Note string `json:"note,omitempty"`
@@ -321,8 +335,9 @@ type Invariant struct {
 	Message string `json:"message"`
 }
 
-// Recovery holds recovery timings after After (the instant recovery is measured from,
-// usually the dependency's restoration; packet.json writes them in seconds). A timing is nil
+// Recovery holds recovery timings in seconds after After, the instant recovery is measured
+// from: [Config.RecoveryAfter], else the after of the first time_to_normal objective (which
+// a scenario sets to when its fault ends), else 0, the start of the run. A timing is nil
 // when the condition never held until the end of the run.
 //
 //   - Stabilize: from then on, every tick's goodput is at least StableFraction of its
@@ -341,7 +356,8 @@ type Recovery struct {
 }
 
 // Row is one tick of an arm's series. Counters count events whose time falls in
-// [T, T+tick); gauges are the last [Sample] taken in the tick.
+// [T, T+tick), a terminal outcome at the instant its caller had its answer or gave up
+// (not when orphaned work ends); gauges are the last [Sample] taken in the tick.
 type Row struct {
 	T time.Duration
 

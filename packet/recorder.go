@@ -567,33 +567,31 @@ func (r *Recorder) Suppressed(at time.Duration, reason string) {
 }
 
 // Terminal records the terminal outcome of an admitted logical request, exactly once per
-// admitted request. Latency is measured from the intended send time.
+// admitted request (or [Recorder.GaveUp] and then [Recorder.Settle]), counted in the tick
+// of at. Latency is measured from the intended send time.
 func (r *Recorder) Terminal(at time.Duration, class string, outcome Outcome, latency time.Duration) {
 	r.Class(class).Terminal(at, outcome, latency)
 }
 
 // Terminal is [Recorder.Terminal] for the handle's class.
 func (c ClassRecorder) Terminal(at time.Duration, outcome Outcome, latency time.Duration) {
+	c.Settle(at, outcome)
+	c.GaveUp(at, latency)
+}
+
+// GaveUp records the completion latency of an admitted request whose caller gave up at at
+// (its deadline passed, or its entry timed out for the last time) while its work may still
+// run and decide its outcome (a mutation applied late makes it ambiguous). Call it when
+// the caller gives up, and [Recorder.Settle] with the same at once the outcome is known:
+// the two together are [Recorder.Terminal].
+func (r *Recorder) GaveUp(at time.Duration, class string, latency time.Duration) {
+	r.Class(class).GaveUp(at, latency)
+}
+
+// GaveUp is [Recorder.GaveUp] for the handle's class.
+func (c ClassRecorder) GaveUp(at time.Duration, latency time.Duration) {
 	r := c.r
-	acc := &r.cls[c.i]
-	if int(outcome) >= len(acc.outcomes) || outcome == 0 {
-		outcome = Failed // an unknown outcome is a model bug; never silently goodput
-	}
-	acc.outcomes[outcome]++
-	acc.latency.record(latency)
-	row := r.row(at)
-	switch outcome {
-	case Goodput:
-		row.Goodput++
-	case Late:
-		row.Late++
-	case Expired:
-		row.Expired++
-	case Failed:
-		row.Failed++
-	case Ambiguous:
-		row.Ambiguous++
-	}
+	r.cls[c.i].latency.record(latency)
 	r.tickLatency(r.tickIndex(at), latency)
 	for i := range r.winLat {
 		w := &r.winLat[i]
@@ -607,6 +605,36 @@ func (c ClassRecorder) Terminal(at time.Duration, outcome Outcome, latency time.
 			continue
 		}
 		w.h.record(latency)
+	}
+}
+
+// Settle counts the terminal outcome of an admitted request whose latency
+// [Recorder.GaveUp] recorded, in the tick of at, the instant its caller gave up, however
+// long its orphaned work ran on after that.
+func (r *Recorder) Settle(at time.Duration, class string, outcome Outcome) {
+	r.Class(class).Settle(at, outcome)
+}
+
+// Settle is [Recorder.Settle] for the handle's class.
+func (c ClassRecorder) Settle(at time.Duration, outcome Outcome) {
+	r := c.r
+	acc := &r.cls[c.i]
+	if int(outcome) >= len(acc.outcomes) || outcome == 0 {
+		outcome = Failed // an unknown outcome is a model bug; never silently goodput
+	}
+	acc.outcomes[outcome]++
+	row := r.row(at)
+	switch outcome {
+	case Goodput:
+		row.Goodput++
+	case Late:
+		row.Late++
+	case Expired:
+		row.Expired++
+	case Failed:
+		row.Failed++
+	case Ambiguous:
+		row.Ambiguous++
 	}
 }
 

@@ -712,3 +712,38 @@ func TestHealth(t *testing.T) {
 		t.Errorf("health (-want +got):\n%s", diff)
 	}
 }
+
+// TestGaveUpThenSettle checks that a request whose caller gave up is counted in the tick
+// the caller gave up in, with its latency in that tick's percentiles, however many ticks
+// later its outcome is settled.
+func TestGaveUpThenSettle(t *testing.T) {
+	r := NewRecorder(Config{Duration: 10 * time.Second})
+	for _, at := range []time.Duration{0, 500 * ms1} {
+		r.Offered(at, "c")
+		r.Admitted(at, "c")
+	}
+	r.GaveUp(1200*ms1, "c", 1200*ms1)           // the first caller gives up in tick 1
+	r.Terminal(1300*ms1, "c", Goodput, 800*ms1) // the second succeeds late in tick 1
+	for s := 2; s < 9; s++ {                    // later ticks move on
+		at := time.Duration(s) * time.Second
+		r.Offered(at, "c")
+		r.Admitted(at, "c")
+		r.Terminal(at, "c", Goodput, 0)
+	}
+	r.Settle(1200*ms1, "c", Expired) // the orphaned work ends at 9s
+	a := r.Finish(nil)
+	if got := a.Series[1].Expired; got != 1 {
+		t.Errorf("tick 1 expired = %d, want 1", got)
+	}
+	for i, row := range a.Series {
+		if i != 1 && row.Expired != 0 {
+			t.Errorf("tick %d expired = %d, want 0", i, row.Expired)
+		}
+	}
+	if p99 := a.Series[1].LatencyP99; p99 < 1199*ms1 || p99 > 1202*ms1 {
+		t.Errorf("tick 1 latency p99 = %v, want the given-up request's 1.2s", p99)
+	}
+	if a.Totals.Expired != 1 || a.Latency.Count != 9 || !a.Invariants[1].Pass {
+		t.Errorf("totals %+v, latency count %d, %s: %s", a.Totals, a.Latency.Count, a.Invariants[1].Name, a.Invariants[1].Message)
+	}
+}

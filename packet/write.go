@@ -124,7 +124,8 @@ func layoutOf(arms []Arm) seriesLayout {
 }
 
 // WriteSeriesCSV writes series.csv: a header, then one row per tick per arm on the shared
-// clock, ordered by time and then by arm. Counters are per second of the tick; gauges are
+// clock, ordered by time and then by arm. Counters are per second of the tick (a terminal
+// outcome counts in the tick its caller had its answer or gave up in); gauges are
 // the tick's sample (empty when the tick was not sampled); amplification is the tick's
 // attempts per offered request at its most amplified layer (see [Amplification]; empty when
 // nothing was offered). Each layer adds a column attempts_LAYER_per_s, each dependency the

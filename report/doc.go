@@ -5,16 +5,24 @@
 // # The terminal table
 //
 // [Table] writes one column pair per arm (the total and the mean per second of simulated
-// time) and one row per figure, grouped in sections: populations, amplification by layer,
-// latency from merged histograms, queue age, retries, duplicates, wasted work, load-state
-// transitions, objectives (✓ or ✗ with the value and its target), invariants and recovery.
-// Integers carry thousands separators; every number is right-aligned.
+// time) and one row per figure, grouped in sections: logical requests by outcome, attempts
+// and amplification by layer, optional features shed, latency from merged histograms,
+// queue age, retries, duplicate mutations, wasted work, load-state transitions, objectives
+// (✓ or ✗ with the value, the statistic it is and its target), invariants and recovery.
+// Each row's label says what it counts. Integers carry thousands separators; every number
+// is right-aligned.
+//
+// The tables fit a width: [DefaultWidth] columns, or a terminal's with [Terminal] (the
+// command passes the width of the terminal it writes to). Labels wrap and arm names fold
+// to fit; narrower, the per-second columns go, and then the arms stack, a line per arm
+// under each figure's label. [Trials] and [Vary] fit the same way, a cell's range going
+// under its median before the arms stack.
 //
 //	p, err := model.Run(ctx, sc, model.Options{Seed: 1})
 //	if err != nil {
 //		return err
 //	}
-//	return report.Table(os.Stdout, p)
+//	return report.Terminal{Width: 80}.Table(os.Stdout, p)
 //
 // # The report page
 //

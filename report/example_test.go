@@ -25,48 +25,50 @@ func ExampleTable() {
 		rec.Terminal(at+300*time.Millisecond, "checkout", packet.Goodput, 300*time.Millisecond)
 	}
 	p := &packet.Packet{Scenario: "example", Seed: 1, Arms: []packet.Arm{rec.Finish(nil)}}
-	if err := report.Table(os.Stdout, p); err != nil {
+	// Fit an 80-column terminal (report.Table fits report.DefaultWidth).
+	if err := (report.Terminal{Width: 80}).Table(os.Stdout, p); err != nil {
 		fmt.Println(err)
 	}
 	// Output:
 	// goodput replay: example   seed 1   2s simulated, tick 1s   1 arm
 	//
-	//                                                              baseline
+	//                                                                      baseline
 	//                                                                 total   per s
-	// Populations
+	// Logical requests, by outcome (counted when the caller had its answer or gave up)
 	//   offered                                                       1,000   500.0
 	//   admitted                                                      1,000   500.0
 	//   rejected                                                          0     0.0
-	//   attempts                                                      1,250   625.0
 	//   goodput                                                         750   375.0
 	//   late                                                            250   125.0
 	//   expired                                                           0     0.0
-	//   shed (optional work)                                              0     0.0
 	//   failed                                                            0     0.0
 	//   ambiguous                                                         0     0.0
 	//   goodput / offered                                             75.0%
-	// Amplification (attempts per offered)
-	//   total                                                        1.250×
-	//   worst tick                                                   1.250×
-	//   edge                                                         1.250×
-	// Latency, admitted requests (ms)
+	// Attempts (physical work) and amplification (attempts per offered, by layer)
+	//   attempts (one layer)                                          1,250   625.0
+	//   amplification: the most amplified layer                      1.250×
+	//   the most amplified layer's worst tick                        1.250×
+	//   at edge                                                      1.250×
+	// Optional features shed (not requests: a request may lose several)
+	//   features shed                                                     0     0.0
+	// Completion latency of admitted requests, any outcome (ms)
 	//   p50                                                           300.0
 	//   p99                                                         2,000.9
 	//   p99.9                                                       2,000.9
 	//   checkout p99                                                2,000.9
-	// Queue
-	//   oldest queue age, max (ms)                                        –
-	//   oldest queue age, mean (ms)                                       –
-	// Retries
+	// Queue (sampled once a tick)
+	//   oldest queue age, highest sample (ms)                             –
+	//   oldest queue age, mean of samples (ms)                            –
+	// Retries (every layer)
 	//   retries                                                         250   125.0
 	//   retries / admitted                                            25.0%
-	//   suppressed                                                        0     0.0
-	// Duplicates
+	//   retries suppressed (not made)                                     0     0.0
+	// Duplicate mutations
 	//   payment authorisations                                            0     0.0
 	//   order commits                                                     0     0.0
 	// Wasted and stopped work
-	//   orphans (finished after the caller gave up)                       0     0.0
-	//   cancellations completed                                           0     0.0
+	//   orphaned work (finished after its caller stopped waiting)         0     0.0
+	//   work stopped by a cancellation                                    0     0.0
 	// Load state
 	//   transitions                                                       0
 	// Invariants
@@ -74,10 +76,10 @@ func ExampleTable() {
 	//   admitted = goodput + late + expired + failed + ambiguous          ✓
 	//   retries ≤ attempts at every layer                                 ✓
 	//   duplicates counted by kind                                        ✓
-	// Recovery, seconds after t=0 s
-	//   stabilise (goodput ≥ 95% of offered)                          never
-	//   drain (oldest queue age ≤ 250 ms)                                 –
-	//   return to Normal                                                  –
+	// Recovery, seconds after t=0 s (the start: no time_to_normal objective)
+	//   goodput stable again (every tick ≥ 95% of offered)            never
+	//   queues drained (oldest queue age ≤ 250 ms)                        –
+	//   back to Normal (without a load state: stable and drained)         –
 }
 
 func ExampleInt() {

@@ -190,11 +190,11 @@ func keyFigures(arms []packet.Arm) []keyRow {
 	text := func(s string) cell { return cell{Text: s} }
 	rows := []keyRow{
 		row("goodput / offered", func(a packet.Arm) cell { return text(percent(a.Totals.Goodput, a.Totals.Offered)) }),
-		row("goodput per second", func(a packet.Arm) cell { return text(perSecond(a.Totals.Goodput, a.Duration)) }),
-		row("amplification", func(a packet.Arm) cell { return text(times(a.Amplification.Total)) }),
-		row("completion p99 (ms)", func(a packet.Arm) cell { return text(msCell(a.Latency.Count, a.Latency.P99)) }),
-		row("oldest queue age, max (ms)", func(a packet.Arm) cell { return text(sampled(a, a.Queue.AgeMax)) }),
-		row("duplicates", func(a packet.Arm) cell { return text(Int(a.Duplicates.Total())) }),
+		row("goodput per second, mean over the run", func(a packet.Arm) cell { return text(perSecond(a.Totals.Goodput, a.Duration)) }),
+		row("amplification (attempts per offered, the most amplified layer)", func(a packet.Arm) cell { return text(times(a.Amplification.Total)) }),
+		row("completion latency p99, admitted requests (ms)", func(a packet.Arm) cell { return text(msCell(a.Latency.Count, a.Latency.P99)) }),
+		row("oldest queue age, highest sample (ms)", func(a packet.Arm) cell { return text(sampled(a, a.Queue.AgeMax)) }),
+		row("duplicate mutations", func(a packet.Arm) cell { return text(Int(a.Duplicates.Total())) }),
 		row("ambiguous", func(a packet.Arm) cell { return text(Int(a.Totals.Ambiguous)) }),
 	}
 	if slices.ContainsFunc(arms, func(a packet.Arm) bool { return len(a.Objectives) > 0 }) {
@@ -327,7 +327,7 @@ func chartDefs(arms []packet.Arm) []chartDef {
 			value: func(_ *packet.Arm, r *packet.Row, _ time.Duration) (float64, bool) {
 				return float64(r.QueueAgeMax) / float64(time.Millisecond), r.Sampled
 			}},
-		{id: "latency", title: "Completion latency p99, requests ending in the tick", unit: "ms",
+		{id: "latency", title: "Completion latency p99, requests answered or given up in the tick", unit: "ms",
 			value: func(_ *packet.Arm, r *packet.Row, _ time.Duration) (float64, bool) {
 				return float64(r.LatencyP99) / float64(time.Millisecond), r.LatencyP99 > 0 || r.LatencyP50 > 0
 			}},

@@ -8,9 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 	"time"
-	"unicode/utf8"
 
 	"github.com/goodput-lab/goodput/packet"
 )
@@ -18,35 +16,32 @@ import (
 // Table writes the arms of p side by side: a header naming the scenario, the seed and the
 // simulated span, then one row per figure with, for every arm, its total and its mean per
 // second of simulated time, then the transitions, objective notes and failed invariants.
-func Table(w io.Writer, p *packet.Packet) error {
+// It fits [DefaultWidth] columns; [Terminal.Table] fits another width.
+func Table(w io.Writer, p *packet.Packet) error { return writeTable(w, p, DefaultWidth) }
+
+func writeTable(w io.Writer, p *packet.Packet, width int) error {
 	var out bytes.Buffer
-	header(&out, p)
+	header(&out, p, width)
 	if len(p.Arms) == 0 {
 		out.WriteString("no arms\n")
 		_, err := w.Write(out.Bytes())
 		return err
 	}
-	t := build(p.Arms)
-	if err := t.render(&out); err != nil {
-		return err
-	}
-	footer(&out, p.Arms)
+	build(p.Arms).render(&out, width)
+	footer(&out, p.Arms, width)
 	_, err := w.Write(out.Bytes())
 	return err
 }
 
-func header(b *bytes.Buffer, p *packet.Packet) {
-	fmt.Fprintf(b, "goodput replay: %s   seed %d", p.Scenario, p.Seed)
-	if s := summary(p); s != "" {
-		b.WriteString("   " + s)
-	}
+func header(b *bytes.Buffer, p *packet.Packet, width int) {
 	arms := "arms"
 	if len(p.Arms) == 1 {
 		arms = "arm"
 	}
-	fmt.Fprintf(b, "   %d %s\n", len(p.Arms), arms)
+	headerLine(b, width, fmt.Sprintf("goodput replay: %s", p.Scenario), fmt.Sprintf("seed %d", p.Seed), summary(p),
+		fmt.Sprintf("%d %s", len(p.Arms), arms))
 	if len(p.Set) > 0 {
-		fmt.Fprintf(b, "set: %s\n", strings.Join(p.Set, "; "))
+		writeWrapped(b, "set: "+strings.Join(p.Set, "; "), width)
 	}
 	b.WriteString("\n")
 }
@@ -90,80 +85,101 @@ func (t *table) value(label string, f func(a packet.Arm) string) {
 	t.row(label, func(a packet.Arm) (string, string) { return f(a), "" })
 }
 
-// render aligns the table with a tabwriter: the label column left, numbers right.
-func (t *table) render(w *bytes.Buffer) error {
-	const pad = 3
-	width := 0
+// render lays the table out to width: the arms side by side with their per-second
+// columns, else without them, else stacked (a line per arm under each figure's label).
+func (t *table) render(out *bytes.Buffer, width int) {
+	// The per-second columns stay while they leave the labels room; the label column
+	// wraps before the arms are stacked.
+	const minLabel, minLabelPerS = 24, 40
+	for _, perS := range []bool{true, false} {
+		var b bytes.Buffer
+		min := minLabel
+		if perS {
+			min = minLabelPerS
+		} else {
+			writeWrapped(&b, fmt.Sprintf("(per-second columns left out to fit %d columns)", width), width)
+		}
+		if t.grid(perS, false).render(&b, width, min) {
+			out.Write(b.Bytes())
+			return
+		}
+	}
+	var b bytes.Buffer
+	if !t.grid(true, true).render(&b, width, minLabel) {
+		b.Reset()
+		t.grid(false, true).render(&b, width, 0)
+	}
+	out.Write(b.Bytes())
+}
+
+// grid is the table as a grid: a column group per arm (total, and per second if perS), or
+// stacked: a total and a per-second column, and under each figure's label a line per arm.
+func (t *table) grid(perS, stacked bool) *grid {
+	units := []string{"total"}
+	if perS {
+		units = append(units, "per s")
+	}
+	cells := func(c []string) []string {
+		if perS {
+			return c
+		}
+		return c[:1]
+	}
+	g := &grid{right: true}
+	if stacked {
+		g.groups = []colGroup{{units: units}}
+	} else {
+		for _, a := range t.arms {
+			g.groups = append(g.groups, colGroup{name: a.Name, units: units})
+		}
+	}
 	for _, r := range t.rows {
-		width = max(width, utf8.RuneCountInString(r.label))
-	}
-	var buf bytes.Buffer
-	tw := tabwriter.NewWriter(&buf, 0, 0, pad, ' ', tabwriter.AlignRight)
-	line := func(label string, cells []string) {
-		fmt.Fprintf(tw, "%s%s\t", label, strings.Repeat(" ", width-utf8.RuneCountInString(label)))
-		for _, c := range cells {
-			fmt.Fprintf(tw, "%s\t", c)
+		switch {
+		case r.cells == nil:
+			g.heading(r.label)
+		case stacked:
+			g.rows = append(g.rows, layoutRow{label: r.label, heading: true, hang: 4}) // under it, the arms at 2
+			indent := r.label[:len(r.label)-len(strings.TrimLeft(r.label, " "))]
+			for i, a := range t.arms {
+				g.row(indent+"  "+a.Name, cells(r.cells[2*i:2*i+2])...)
+			}
+		default:
+			var c []string
+			for i := range t.arms {
+				c = append(c, cells(r.cells[2*i:2*i+2])...)
+			}
+			g.row(r.label, c...)
 		}
-		fmt.Fprintln(tw)
 	}
-	names := make([]string, 0, 2*len(t.arms))
-	units := make([]string, 0, 2*len(t.arms))
-	for _, a := range t.arms {
-		names = append(names, a.Name, "")
-		units = append(units, "total", "per s")
-	}
-	line("", names)
-	line("", units)
-	empty := make([]string, 2*len(t.arms))
-	for _, r := range t.rows {
-		if r.cells == nil {
-			line(r.label, empty)
-			continue
-		}
-		line(r.label, r.cells)
-	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-	// AlignRight pads the label column on the left too: take that padding off, and trailing
-	// blanks with it.
-	for _, l := range strings.SplitAfter(buf.String(), "\n") {
-		if l == "" {
-			continue
-		}
-		l = strings.TrimPrefix(l, strings.Repeat(" ", pad))
-		w.WriteString(strings.TrimRight(l, " \n"))
-		w.WriteByte('\n')
-	}
-	return nil
+	return g
 }
 
 func build(arms []packet.Arm) *table {
 	t := &table{arms: arms}
 
-	t.section("Populations")
+	t.section(sectionPopulations)
 	t.count("offered", func(a packet.Arm) int64 { return a.Totals.Offered })
 	t.count("admitted", func(a packet.Arm) int64 { return a.Totals.Admitted })
 	t.count("rejected", func(a packet.Arm) int64 { return a.Totals.Rejected })
-	t.count("attempts", func(a packet.Arm) int64 { return a.Totals.Attempts })
 	t.count("goodput", func(a packet.Arm) int64 { return a.Totals.Goodput })
 	t.count("late", func(a packet.Arm) int64 { return a.Totals.Late })
 	t.count("expired", func(a packet.Arm) int64 { return a.Totals.Expired })
-	t.count("shed (optional work)", func(a packet.Arm) int64 { return a.Totals.Shed })
 	t.count("failed", func(a packet.Arm) int64 { return a.Totals.Failed })
 	t.count("ambiguous", func(a packet.Arm) int64 { return a.Totals.Ambiguous })
 	t.value("goodput / offered", func(a packet.Arm) string { return percent(a.Totals.Goodput, a.Totals.Offered) })
 
-	t.section("Amplification (attempts per offered)")
-	t.value("total", func(a packet.Arm) string { return times(a.Amplification.Total) })
-	t.value("worst tick", func(a packet.Arm) string {
+	layers := union(arms, func(a packet.Arm) []string { return layerNames(a) })
+	t.section(sectionAttempts)
+	t.count(attemptsLabel(len(layers)), func(a packet.Arm) int64 { return a.Totals.Attempts })
+	t.value("amplification: the most amplified layer", func(a packet.Arm) string { return times(a.Amplification.Total) })
+	t.value("the most amplified layer's worst tick", func(a packet.Arm) string {
 		if a.Amplification.Peak == 0 {
 			return "–"
 		}
 		return times(a.Amplification.Peak)
 	})
-	for _, layer := range union(arms, func(a packet.Arm) []string { return layerNames(a) }) {
-		t.value(layer, func(a packet.Arm) string {
+	for _, layer := range layers {
+		t.value("at "+layer, func(a packet.Arm) string {
 			v, ok := a.Amplification.ByLayer[layer]
 			if !ok {
 				return ""
@@ -172,7 +188,13 @@ func build(arms []packet.Arm) *table {
 		})
 	}
 
-	t.section("Latency, admitted requests (ms)")
+	t.section(sectionShed)
+	t.count("features shed", func(a packet.Arm) int64 { return a.Totals.Shed })
+	for _, feature := range union(arms, func(a packet.Arm) []string { return sortedKeys(a.ShedBy) }) {
+		t.count("  "+feature, func(a packet.Arm) int64 { return a.ShedBy[feature] })
+	}
+
+	t.section(sectionLatency)
 	t.value("p50", func(a packet.Arm) string { return msCell(a.Latency.Count, a.Latency.P50) })
 	t.value("p99", func(a packet.Arm) string { return msCell(a.Latency.Count, a.Latency.P99) })
 	t.value("p99.9", func(a packet.Arm) string { return msCell(a.Latency.Count, a.Latency.P999) })
@@ -187,14 +209,14 @@ func build(arms []packet.Arm) *table {
 		})
 	}
 
-	t.section("Queue")
-	t.value("oldest queue age, max (ms)", func(a packet.Arm) string { return sampled(a, a.Queue.AgeMax) })
-	t.value("oldest queue age, mean (ms)", func(a packet.Arm) string { return sampled(a, a.Queue.AgeMean) })
+	t.section("Queue (sampled once a tick)")
+	t.value("oldest queue age, highest sample (ms)", func(a packet.Arm) string { return sampled(a, a.Queue.AgeMax) })
+	t.value("oldest queue age, mean of samples (ms)", func(a packet.Arm) string { return sampled(a, a.Queue.AgeMean) })
 
-	t.section("Retries")
+	t.section("Retries (every layer)")
 	t.count("retries", func(a packet.Arm) int64 { return a.Retry.Retries })
 	t.value("retries / admitted", func(a packet.Arm) string { return percent(a.Retry.Retries, a.Totals.Admitted) })
-	t.count("suppressed", func(a packet.Arm) int64 { return a.Retry.Suppressed })
+	t.count("retries suppressed (not made)", func(a packet.Arm) int64 { return a.Retry.Suppressed })
 	for _, reason := range union(arms, func(a packet.Arm) []string { return sortedKeys(a.Retry.SuppressedBy) }) {
 		t.count("  "+reason, func(a packet.Arm) int64 { return a.Retry.SuppressedBy[reason] })
 	}
@@ -207,7 +229,7 @@ func build(arms []packet.Arm) *table {
 		})
 	}
 
-	t.section("Duplicates")
+	t.section("Duplicate mutations")
 	t.count("payment authorisations", func(a packet.Arm) int64 { return a.Duplicates.PaymentAuthorizations })
 	t.count("order commits", func(a packet.Arm) int64 { return a.Duplicates.OrderCommits })
 	for _, kind := range union(arms, func(a packet.Arm) []string { return sortedKeys(a.Duplicates.Other) }) {
@@ -215,8 +237,8 @@ func build(arms []packet.Arm) *table {
 	}
 
 	t.section("Wasted and stopped work")
-	t.count("orphans (finished after the caller gave up)", func(a packet.Arm) int64 { return a.Totals.Orphans })
-	t.count("cancellations completed", func(a packet.Arm) int64 { return a.Totals.CancelsCompleted })
+	t.count(orphansLabel, func(a packet.Arm) int64 { return a.Totals.Orphans })
+	t.count("work stopped by a cancellation", func(a packet.Arm) int64 { return a.Totals.CancelsCompleted })
 
 	if deps := union(arms, depNames); len(deps) > 0 {
 		t.section("Dependencies")
@@ -244,7 +266,7 @@ func build(arms []packet.Arm) *table {
 				}
 				return msCell(d.ConnWait.Count, d.ConnWait.P99)
 			})
-			t.value(dep+" concurrency, max", func(a packet.Arm) string { d, _ := get(a); return Int(int64(d.ConcurrencyMax)) })
+			t.value(dep+" calls in service, highest sample", func(a packet.Arm) string { d, _ := get(a); return Int(int64(d.ConcurrencyMax)) })
 		}
 	}
 
@@ -273,7 +295,7 @@ func build(arms []packet.Arm) *table {
 			})
 			t.count(name+" misses (backend work)", func(a packet.Arm) int64 { c, _ := get(a); return c.Misses })
 			t.count(name+" entries evicted for memory", func(a packet.Arm) int64 { c, _ := get(a); return c.Evictions })
-			t.value(name+" entries held, least", func(a packet.Arm) string {
+			t.value(name+" entries held, fewest sampled", func(a packet.Arm) string {
 				c, ok := get(a)
 				if !ok {
 					return ""
@@ -298,7 +320,7 @@ func build(arms []packet.Arm) *table {
 				}
 				return packet.HealthStats{}
 			}
-			t.count(name+" probes", func(a packet.Arm) int64 { return get(a).Probes })
+			t.count(name+" probes with a verdict", func(a packet.Arm) int64 { return get(a).Probes })
 			t.count(name+" probes failed", func(a packet.Arm) int64 { return get(a).ProbesFailed })
 			t.count(name+" instances taken out of routing", func(a packet.Arm) int64 { return get(a).Removals })
 			t.count(name+" instances returned", func(a packet.Arm) int64 { return get(a).Returns })
@@ -350,17 +372,64 @@ func build(arms []packet.Arm) *table {
 		}
 		return secondsCell(v)
 	}
-	t.section(fmt.Sprintf("Recovery, seconds after t=%s s", Float(packet.Seconds(rc.After), 0)))
-	t.value(fmt.Sprintf("stabilise (goodput ≥ %s%% of offered)", Float(100*rc.StableFrac, 0)),
+	t.section(recoveryHeading(arms[0]))
+	t.value(fmt.Sprintf("%s (every tick ≥ %s%% of offered)", recoveryStable, Float(100*rc.StableFrac, 0)),
 		func(a packet.Arm) string { return recovery(a, a.Recovery.Stabilize, false) })
-	t.value(fmt.Sprintf("drain (oldest queue age ≤ %s ms)", Float(packet.Milliseconds(rc.DrainAge), 0)),
+	t.value(fmt.Sprintf("%s (oldest queue age ≤ %s ms)", recoveryDrained, Float(packet.Milliseconds(rc.DrainAge), 0)),
 		func(a packet.Arm) string { return recovery(a, a.Recovery.Drain, true) })
-	t.value("return to Normal", func(a packet.Arm) string { return recovery(a, a.Recovery.Normal, true) })
+	normal := recoveryNormal
+	if slices.ContainsFunc(arms, func(a packet.Arm) bool { return a.Recovery.StateSource == "derived" }) {
+		normal += " (without a load state: stable and drained)"
+	}
+	t.value(normal, func(a packet.Arm) string { return recovery(a, a.Recovery.Normal, true) })
 	return t
 }
 
+// The labels the comparison table shares with the sweep tables and the pages (the sweep's
+// figures carry the same words, see trials.Figures).
+const (
+	sectionPopulations = "Logical requests, by outcome (counted when the caller had its answer or gave up)"
+	sectionAttempts    = "Attempts (physical work) and amplification (attempts per offered, by layer)"
+	sectionShed        = "Optional features shed (not requests: a request may lose several)"
+	sectionLatency     = "Completion latency of admitted requests, any outcome (ms)"
+	orphansLabel       = "orphaned work (finished after its caller stopped waiting)"
+	recoveryStable     = "goodput stable again"
+	recoveryDrained    = "queues drained"
+	recoveryNormal     = "back to Normal"
+)
+
+// attemptsLabel says what the attempts total adds up: every try at each of n layers.
+func attemptsLabel(n int) string {
+	if n == 1 {
+		return "attempts (one layer)"
+	}
+	return fmt.Sprintf("attempts, summed over %d layers", n)
+}
+
+// recoveryHeading names the instant arm a's recovery timings count from: the after of
+// its time_to_normal objective, or the start of the run without one.
+func recoveryHeading(a packet.Arm) string {
+	at := Float(packet.Seconds(a.Recovery.After), 0)
+	switch {
+	case slices.ContainsFunc(a.Objectives, func(o packet.Objective) bool { return o.Metric == "time_to_normal" }):
+		return fmt.Sprintf("Recovery, seconds after t=%s s (the time_to_normal objective's after)", at)
+	case a.Recovery.After == 0:
+		return "Recovery, seconds after t=0 s (the start: no time_to_normal objective)"
+	}
+	return fmt.Sprintf("Recovery, seconds after t=%s s", at)
+}
+
+// objectiveName is an objective's name and, when the packet says, the statistic its
+// value is: "goodput floor: goodput per second, mean over t=180–540 s".
+func objectiveName(name, statistic string) string {
+	if statistic == "" {
+		return name
+	}
+	return name + ": " + statistic
+}
+
 // footer lists the transitions, objective notes and failed invariants of every arm.
-func footer(b *bytes.Buffer, arms []packet.Arm) {
+func footer(b *bytes.Buffer, arms []packet.Arm, width int) {
 	var tr, notes, failed []string
 	for _, a := range arms {
 		for _, x := range a.Transitions {
@@ -391,8 +460,7 @@ func footer(b *bytes.Buffer, arms []packet.Arm) {
 		}
 		fmt.Fprintf(b, "\n%s\n", s.title)
 		for _, l := range s.lines {
-			b.WriteString(l)
-			b.WriteByte('\n')
+			writeWrapped(b, l, width)
 		}
 	}
 }
@@ -406,7 +474,7 @@ func objectiveRows(arms []packet.Arm) []objectiveRow {
 			if slices.ContainsFunc(rows, func(r objectiveRow) bool { return r.name == o.Name }) {
 				continue
 			}
-			rows = append(rows, objectiveRow{name: o.Name, label: o.Name + " " + target(o)})
+			rows = append(rows, objectiveRow{name: o.Name, label: objectiveName(o.Name, o.Statistic) + " " + target(o)})
 		}
 	}
 	return rows
@@ -423,7 +491,10 @@ func target(o packet.Objective) string {
 		v = Float(o.Target, 0)
 	}
 	s := strings.TrimSpace(op + " " + v)
-	if o.Unit != "" && o.Unit != "x" {
+	switch {
+	case strings.HasPrefix(o.Unit, "/"):
+		s += o.Unit // 7,800/s
+	case o.Unit != "" && o.Unit != "x":
 		s += " " + o.Unit
 	}
 	if o.Unit == "x" {

@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"flag"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -152,12 +153,21 @@ func comparison() *packet.Packet {
 	return &packet.Packet{Scenario: "synthetic", Seed: 42, Arms: []packet.Arm{arm("baseline", false), arm("protected", true)}}
 }
 
+// TestTableGolden pins the comparison table at the default width and fitted to 80 and
+// 120 columns.
 func TestTableGolden(t *testing.T) {
 	var b bytes.Buffer
 	if err := Table(&b, comparison()); err != nil {
 		t.Fatal(err)
 	}
 	golden(t, "table.txt", b.Bytes())
+	for _, width := range []int{80, 120} {
+		b.Reset()
+		if err := (Terminal{Width: width}).Table(&b, comparison()); err != nil {
+			t.Fatal(err)
+		}
+		golden(t, fmt.Sprintf("table-%d.txt", width), b.Bytes())
+	}
 }
 
 func TestTableDeterministic(t *testing.T) {
@@ -180,7 +190,7 @@ func TestTableAligned(t *testing.T) {
 	p := comparison()
 	p.Arms[0].Invariants[1].Pass = false
 	p.Arms[0].Invariants[1].Message = "3 admitted without a terminal state"
-	if err := Table(&b, p); err != nil {
+	if err := (Terminal{Width: 200}).Table(&b, p); err != nil {
 		t.Fatal(err)
 	}
 	out := b.String()

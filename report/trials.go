@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/goodput-lab/goodput/trials"
 )
@@ -13,25 +12,26 @@ import (
 // Trials writes a sweep's summary: for every figure and arm, the median across the trials
 // and their range, and for every arm after the first its difference from the first arm in
 // the same trial (median, range, and in how many trials it was better), then the
-// objectives' pass counts and any failed invariants.
-func Trials(w io.Writer, s *trials.Summary) error {
+// objectives' pass counts and any failed invariants. It fits [DefaultWidth] columns;
+// [Terminal.Trials] fits another width.
+func Trials(w io.Writer, s *trials.Summary) error { return trialsTable(w, s, DefaultWidth) }
+
+func trialsTable(w io.Writer, s *trials.Summary, width int) error {
 	var out bytes.Buffer
 	arms := s.Arms()
 	armsWord := "arms"
 	if len(arms) == 1 {
 		armsWord = "arm"
 	}
-	fmt.Fprintf(&out, "goodput trials: %s   %s", s.Scenario, s.Seeds())
+	trialsPart := fmt.Sprintf("%d trials", s.Trials)
 	if !s.Complete() {
-		fmt.Fprintf(&out, "   shard %s: %d of %d trials", shardOf(s), len(s.Runs), s.Trials)
-	} else {
-		fmt.Fprintf(&out, "   %d trials", s.Trials)
+		trialsPart = fmt.Sprintf("shard %s: %d of %d trials", shardOf(s), len(s.Runs), s.Trials)
 	}
-	fmt.Fprintf(&out, "   %d %s\n", len(arms), armsWord)
+	headerLine(&out, width, "goodput trials: "+s.Scenario, s.Seeds(), trialsPart, fmt.Sprintf("%d %s", len(arms), armsWord))
 	if len(s.Set) > 0 {
-		fmt.Fprintf(&out, "set: %s\n", strings.Join(s.Set, "; "))
+		writeWrapped(&out, "set: "+strings.Join(s.Set, "; "), width)
 	}
-	if !legend(&out, s) {
+	if !legend(&out, s, width) {
 		_, err := w.Write(out.Bytes())
 		return err
 	}
@@ -43,40 +43,39 @@ func Trials(w io.Writer, s *trials.Summary) error {
 		}
 		if f.Section != section {
 			section = f.Section
-			t.row(section)
+			t.heading(section)
 		}
-		row := []string{"  " + f.Label}
+		var cells []string
 		for _, a := range s.Spread {
-			row = append(row, spreadCell(f, a.Figures[i], false))
+			cells = append(cells, spreadCell(f, a.Figures[i], false))
 		}
 		for _, d := range s.Deltas {
 			st := d.Figures[i]
-			row = append(row, spreadCell(f, st.Stats, true), betterCell(f, st))
+			cells = append(cells, spreadCell(f, st.Stats, true), betterCell(f, st))
 		}
-		t.row(row...)
+		t.row("  "+f.Label, cells...)
 	}
 	if hasObjectives(s) {
-		t.row("Objectives (trials passed: value)")
+		t.heading("Objectives (trials passed: value)")
 		for j, o := range s.Spread[0].Objectives {
-			row := []string{"  " + o.Name}
+			var cells []string
 			for _, a := range s.Spread {
-				row = append(row, objectiveSpreadCell(a.Objectives[j]))
+				cells = append(cells, objectiveSpreadCell(a.Objectives[j]))
 			}
-			t.row(row...)
+			t.row("  "+objectiveName(o.Name, o.Statistic), cells...)
 		}
 	}
-	row := []string{"Invariants (trials that held all)"}
+	var cells []string
 	for _, a := range s.Spread {
-		row = append(row, fmt.Sprintf("%d/%d", len(s.Runs)-a.InvariantFailures, len(s.Runs)))
+		cells = append(cells, fmt.Sprintf("%d/%d", len(s.Runs)-a.InvariantFailures, len(s.Runs)))
 	}
-	t.row(row...)
-	if err := t.flush(&out); err != nil {
-		return err
-	}
+	t.row("Invariants (trials that held all)", cells...)
+	t.render(&out, width)
 	for _, r := range s.Runs {
 		for _, a := range r.Arms {
 			for _, inv := range a.InvariantsFailed {
-				fmt.Fprintf(&out, "\ninvariant failed: seed %d, %s: %s", r.Seed, a.Name, inv)
+				out.WriteByte('\n')
+				writeWrapped(&out, fmt.Sprintf("invariant failed: seed %d, %s: %s", r.Seed, a.Name, inv), width)
 			}
 		}
 	}
@@ -86,59 +85,129 @@ func Trials(w io.Writer, s *trials.Summary) error {
 
 // legend ends a sweep table's header: "no trials" (and false) for a summary without runs,
 // else how to read the cells.
-func legend(out *bytes.Buffer, s *trials.Summary) bool {
+func legend(out *bytes.Buffer, s *trials.Summary, width int) bool {
 	if len(s.Runs) == 0 {
 		out.WriteString("no trials\n")
 		return false
 	}
-	out.WriteString("each cell: the median across trials [lowest – highest]")
+	text := "each cell: the median across trials [lowest – highest]"
 	if arms := s.Arms(); len(arms) > 1 {
-		fmt.Fprintf(out, "; a difference is an arm's figure less %s's in the same trial", arms[0])
+		text += fmt.Sprintf("; a difference is an arm's figure less %s's in the same trial", arms[0])
 	}
-	out.WriteString("\n\n")
+	writeWrapped(out, text, width)
+	out.WriteString("\n")
 	return true
 }
 
 // spreadTable is the grid of a sweep's tables: a label column, a column per arm, and a
-// difference and a "better in" column for each arm after the first.
+// difference and a "better in" column for each arm after the first. A cell's range is
+// on a line of its own (see spreadCell); render puts it beside the median when the width
+// allows.
 type spreadTable struct {
-	buf   bytes.Buffer
-	tw    *tabwriter.Writer
-	width int
+	arms   []string
+	deltas []string
+	rows   []layoutRow
 }
 
 // newSpreadTable starts a table with the arms of s as its header.
 func newSpreadTable(s *trials.Summary) *spreadTable {
-	t := &spreadTable{}
-	t.tw = tabwriter.NewWriter(&t.buf, 0, 0, 3, ' ', 0)
-	head := append([]string{""}, s.Arms()...)
+	t := &spreadTable{arms: s.Arms()}
 	for _, d := range s.Deltas {
-		head = append(head, d.Arm+" − "+d.Versus, "better in")
+		t.deltas = append(t.deltas, d.Arm+" − "+d.Versus)
 	}
-	t.width = len(head)
-	t.row(head...)
 	return t
 }
 
-// row adds a line; missing cells are empty, so that every line has every column.
-func (t *spreadTable) row(cells ...string) {
-	for len(cells) < t.width {
-		cells = append(cells, "")
-	}
-	fmt.Fprintln(t.tw, strings.Join(cells, "\t")+"\t")
+func (t *spreadTable) heading(label string) {
+	t.rows = append(t.rows, layoutRow{label: label, heading: true})
 }
 
-// flush aligns the table and appends it to out without trailing blanks.
-func (t *spreadTable) flush(out *bytes.Buffer) error {
-	if err := t.tw.Flush(); err != nil {
-		return err
-	}
-	for _, l := range strings.SplitAfter(t.buf.String(), "\n") {
-		if l = strings.TrimRight(l, " \n"); l != "" {
-			out.WriteString(l + "\n")
+// row adds a line: the cells of the arms, then a difference and "better in" for each
+// delta; missing cells are empty.
+func (t *spreadTable) row(label string, cells ...string) {
+	t.rows = append(t.rows, layoutRow{label: label, cells: cells})
+}
+
+// render lays the table out to width: a column per arm and two per difference with each
+// cell on one line, else with each range under its median, else stacked (a line per arm
+// and difference under each figure's label), on one line or two.
+func (t *spreadTable) render(out *bytes.Buffer, width int) {
+	const minLabel = 20
+	for _, stacked := range []bool{false, true} {
+		for _, folded := range []bool{false, true} {
+			min := minLabel
+			if stacked && folded {
+				min = 0 // the last resort
+			}
+			if t.grid(stacked, folded).render(out, width, min) {
+				return
+			}
 		}
 	}
-	return nil
+}
+
+func (t *spreadTable) grid(stacked, folded bool) *grid {
+	cell := func(c string) string {
+		if folded {
+			return c
+		}
+		return strings.ReplaceAll(c, "\n", " ")
+	}
+	g := &grid{}
+	if stacked {
+		g.groups = []colGroup{{units: []string{""}}} // no header: the lines name the arms
+	} else {
+		for _, a := range t.arms {
+			g.groups = append(g.groups, colGroup{name: a, units: []string{""}})
+		}
+		for _, d := range t.deltas {
+			g.groups = append(g.groups, colGroup{name: d, units: []string{""}}, colGroup{name: "better in", units: []string{""}})
+		}
+	}
+	for _, r := range t.rows {
+		if r.heading {
+			g.heading(r.label)
+			continue
+		}
+		if !stacked {
+			c := make([]string, len(r.cells))
+			for i := range r.cells {
+				c[i] = cell(r.cells[i])
+			}
+			g.row(r.label, c...)
+			continue
+		}
+		g.rows = append(g.rows, layoutRow{label: r.label, heading: true, hang: 4}) // under it, the arms at 2
+		indent := r.label[:len(r.label)-len(strings.TrimLeft(r.label, " "))] + "  "
+		for i, a := range t.arms {
+			if i < len(r.cells) {
+				g.row(indent+a, cell(r.cells[i]))
+			}
+		}
+		for i, d := range t.deltas {
+			if k := len(t.arms) + 2*i; k+1 < len(r.cells) {
+				c := cell(r.cells[k])
+				if bw := betterWords(r.cells[k+1]); bw != "" && folded {
+					c += "\n" + bw
+				} else if bw != "" {
+					c += ", " + bw
+				}
+				g.row(indent+d, c)
+			}
+		}
+	}
+	return g
+}
+
+// betterWords spells out a "better in" cell for a line without the column's header.
+func betterWords(cell string) string {
+	switch cell {
+	case "":
+		return ""
+	case "same":
+		return "same in every trial"
+	}
+	return "better in " + cell
 }
 
 func shardOf(s *trials.Summary) string {
@@ -168,7 +237,7 @@ func objectiveSpreadCell(o trials.ObjectiveSpread) string {
 	case st.N > 0:
 		cell += ": " + v(st.Median)
 		if lo, hi := v(st.Min), v(st.Max); lo != hi {
-			cell += " [" + lo + " – " + hi + "]"
+			cell += "\n[" + lo + " – " + hi + "]"
 		}
 	case o.Censored > 0:
 		cell += ": –"
@@ -176,7 +245,7 @@ func objectiveSpreadCell(o trials.ObjectiveSpread) string {
 		return cell + ": n/a"
 	}
 	if note != "" {
-		cell += " (" + note + ")"
+		cell += "\n(" + note + ")"
 	}
 	return cell
 }
@@ -212,14 +281,14 @@ func spreadCell(f trials.Figure, st trials.Stats, signed bool) string {
 	med, lo, hi := figureValue(f, st.Median, signed), figureValue(f, st.Min, signed), figureValue(f, st.Max, signed)
 	cell := med
 	if lo != hi {
-		cell += " [" + lo + " – " + hi + "]"
+		cell += "\n[" + lo + " – " + hi + "]"
 	}
 	if st.Missing > 0 {
 		word := "missing"
 		if f.Unit == "s" && !signed {
 			word = "never"
 		}
-		cell += fmt.Sprintf(" (%s in %d)", word, st.Missing)
+		cell += fmt.Sprintf("\n(%s in %d)", word, st.Missing)
 	}
 	return cell
 }

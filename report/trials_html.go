@@ -129,7 +129,7 @@ func newTrialsPage(s *trials.Summary) *trialsPage {
 	}
 	if hasObjectives(s) {
 		for j, o := range s.Spread[0].Objectives {
-			obj := trialObjective{Name: o.Name}
+			obj := trialObjective{Name: objectiveName(o.Name, o.Statistic)}
 			for _, a := range s.Spread {
 				if j >= len(a.Objectives) {
 					obj.Cells = append(obj.Cells, objectiveView{})

@@ -95,8 +95,11 @@ func (g VaryGrid) setElsewhere() []string {
 // Vary writes the table of g: for every figure, a row per combination with each arm's
 // median and range across the trials and each arm's difference from the first arm, then
 // the objectives' pass counts by combination. When the combinations change the
-// objectives, the table leaves them to each combination's page.
-func Vary(w io.Writer, g VaryGrid) error {
+// objectives, the table leaves them to each combination's page. It fits [DefaultWidth]
+// columns; [Terminal.Vary] fits another width.
+func Vary(w io.Writer, g VaryGrid) error { return varyTable(w, g, DefaultWidth) }
+
+func varyTable(w io.Writer, g VaryGrid, width int) error {
 	sameObjectives, err := g.check()
 	if err != nil {
 		return err
@@ -108,17 +111,23 @@ func Vary(w io.Writer, g VaryGrid) error {
 		head[k] = p + " = " + strings.Join(g.Values[k], ", ")
 	}
 	var out bytes.Buffer
-	fmt.Fprintf(&out, "goodput vary: %s   %s   %s", first.Scenario, strings.Join(head, "   ×   "), first.Seeds())
-	if first.Complete() {
-		fmt.Fprintf(&out, "   %s each", plural(first.Trials, "trial"))
-	} else {
-		fmt.Fprintf(&out, "   shard %s: %d of %d trials each", shardOf(first), len(first.Runs), first.Trials)
+	each := plural(first.Trials, "trial") + " each"
+	if !first.Complete() {
+		each = fmt.Sprintf("shard %s: %d of %d trials each", shardOf(first), len(first.Runs), first.Trials)
 	}
-	fmt.Fprintf(&out, "   %s\n", plural(len(arms), "arm"))
+	parts := []string{"goodput vary: " + first.Scenario}
+	for k, h := range head {
+		if k > 0 {
+			h = "×   " + h
+		}
+		parts = append(parts, h)
+	}
+	parts = append(parts, first.Seeds(), each, plural(len(arms), "arm"))
+	headerLine(&out, width, parts...)
 	if set := g.setElsewhere(); len(set) > 0 {
-		fmt.Fprintf(&out, "set: %s\n", strings.Join(set, "; "))
+		writeWrapped(&out, "set: "+strings.Join(set, "; "), width)
 	}
-	if !legend(&out, first) {
+	if !legend(&out, first, width) {
 		_, err = w.Write(out.Bytes())
 		return err
 	}
@@ -130,46 +139,44 @@ func Vary(w io.Writer, g VaryGrid) error {
 		}
 		if f.Section != section {
 			section = f.Section
-			t.row(section)
+			t.heading(section)
 		}
-		t.row("  " + f.Label)
+		t.heading("  " + f.Label)
 		for v, s := range g.Sums {
-			cells := []string{"    " + g.label(v, "")}
+			var cells []string
 			for _, a := range s.Spread {
 				cells = append(cells, spreadCell(f, a.Figures[i], false))
 			}
 			for _, d := range s.Deltas {
 				cells = append(cells, spreadCell(f, d.Figures[i].Stats, true), betterCell(f, d.Figures[i]))
 			}
-			t.row(cells...)
+			t.row("    "+g.label(v, ""), cells...)
 		}
 	}
 	if hasObjectives(first) && !sameObjectives {
-		t.row("Objectives: not the same at every value; each value's trials.html has its own")
+		t.heading("Objectives: not the same at every value; each value's trials.html has its own")
 	} else if hasObjectives(first) {
-		t.row("Objectives (trials passed: value)")
+		t.heading("Objectives (trials passed: value)")
 		for j, o := range first.Spread[0].Objectives {
-			t.row("  " + o.Name)
+			t.heading("  " + objectiveName(o.Name, o.Statistic))
 			for v, s := range g.Sums {
-				cells := []string{"    " + g.label(v, "")}
+				var cells []string
 				for _, a := range s.Spread {
 					cells = append(cells, objectiveSpreadCell(a.Objectives[j]))
 				}
-				t.row(cells...)
+				t.row("    "+g.label(v, ""), cells...)
 			}
 		}
 	}
-	t.row("Invariants (trials that held all)")
+	t.heading("Invariants (trials that held all)")
 	for v, s := range g.Sums {
-		cells := []string{"    " + g.label(v, "")}
+		var cells []string
 		for _, a := range s.Spread {
 			cells = append(cells, fmt.Sprintf("%d/%d", len(s.Runs)-a.InvariantFailures, len(s.Runs)))
 		}
-		t.row(cells...)
+		t.row("    "+g.label(v, ""), cells...)
 	}
-	if err := t.flush(&out); err != nil {
-		return err
-	}
+	t.render(&out, width)
 	_, err = w.Write(out.Bytes())
 	return err
 }

@@ -180,7 +180,7 @@ func newVaryPage(g VaryGrid, sameObjectives bool) *varyPage {
 		all.Grids = gridViews(g, cols)
 		p.Objectives = append(p.Objectives, all)
 		for j, o := range first.Spread[0].Objectives {
-			fig := varyFigure{ID: fmt.Sprintf("objective-%d", j+1), Label: o.Name, Note: o.Metric}
+			fig := varyFigure{ID: fmt.Sprintf("objective-%d", j+1), Label: objectiveName(o.Name, o.Statistic), Note: o.Metric}
 			var cols []gridColumn
 			for a, arm := range p.Arms {
 				cols = append(cols, gridColumn{arm.Name, arm.Class, "objective", func(v int) gridCell {

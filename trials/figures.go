@@ -36,11 +36,11 @@ var figures = sectioned([]Figure{
 	count("offered", "offered", 0, func(a *packet.Arm) int64 { return a.Totals.Offered }),
 	count("admitted", "admitted", 0, func(a *packet.Arm) int64 { return a.Totals.Admitted }),
 	count("rejected", "rejected", 0, func(a *packet.Arm) int64 { return a.Totals.Rejected }),
-	count("attempts", "attempts", -1, func(a *packet.Arm) int64 { return a.Totals.Attempts }),
+	count("attempts", "attempts (physical work), summed over every layer", -1, func(a *packet.Arm) int64 { return a.Totals.Attempts }),
 	count("goodput", "goodput", +1, func(a *packet.Arm) int64 { return a.Totals.Goodput }),
 	count("late", "late", -1, func(a *packet.Arm) int64 { return a.Totals.Late }),
 	count("expired", "expired", -1, func(a *packet.Arm) int64 { return a.Totals.Expired }),
-	count("shed", "shed (optional work)", 0, func(a *packet.Arm) int64 { return a.Totals.Shed }),
+	count("shed", "optional features shed (not requests)", 0, func(a *packet.Arm) int64 { return a.Totals.Shed }),
 	count("failed", "failed", -1, func(a *packet.Arm) int64 { return a.Totals.Failed }),
 	count("ambiguous", "ambiguous", -1, func(a *packet.Arm) int64 { return a.Totals.Ambiguous }),
 	{Key: "goodput_fraction", Label: "goodput / offered", Unit: "ratio", Better: +1, get: func(a *packet.Arm) (float64, bool) {
@@ -49,21 +49,21 @@ var figures = sectioned([]Figure{
 		}
 		return round(float64(a.Totals.Goodput)/float64(a.Totals.Offered), 6), true
 	}},
-	value("amplification", "amplification, total", "x", -1, func(a *packet.Arm) float64 { return a.Amplification.Total }),
-	{Key: "amplification_peak", Label: "amplification, worst tick", Unit: "x", Better: -1, get: func(a *packet.Arm) (float64, bool) {
+	value("amplification", "amplification: the most amplified layer", "x", -1, func(a *packet.Arm) float64 { return a.Amplification.Total }),
+	{Key: "amplification_peak", Label: "the most amplified layer's worst tick", Unit: "x", Better: -1, get: func(a *packet.Arm) (float64, bool) {
 		return a.Amplification.Peak, a.Amplification.Peak > 0
 	}},
-	latency("latency_p50_ms", "latency p50", func(p packet.Percentiles) time.Duration { return p.P50 }),
-	latency("latency_p99_ms", "latency p99", func(p packet.Percentiles) time.Duration { return p.P99 }),
-	latency("latency_p999_ms", "latency p99.9", func(p packet.Percentiles) time.Duration { return p.P999 }),
-	{Key: "queue_age_max_ms", Label: "oldest queue age, max", Unit: "ms", Better: -1, get: func(a *packet.Arm) (float64, bool) {
+	latency("latency_p50_ms", "p50", func(p packet.Percentiles) time.Duration { return p.P50 }),
+	latency("latency_p99_ms", "p99", func(p packet.Percentiles) time.Duration { return p.P99 }),
+	latency("latency_p999_ms", "p99.9", func(p packet.Percentiles) time.Duration { return p.P999 }),
+	{Key: "queue_age_max_ms", Label: "oldest queue age, highest sample (ms)", Unit: "ms", Better: -1, get: func(a *packet.Arm) (float64, bool) {
 		return packet.Milliseconds(a.Queue.AgeMax), a.Samples > 0
 	}},
 	count("retries", "retries", -1, func(a *packet.Arm) int64 { return a.Retry.Retries }),
 	value("retry_ratio", "retries / admitted", "ratio", -1, func(a *packet.Arm) float64 { return a.Retry.Ratio }),
-	count("suppressed", "retries suppressed", 0, func(a *packet.Arm) int64 { return a.Retry.Suppressed }),
-	count("orphans", "orphaned work", -1, func(a *packet.Arm) int64 { return a.Totals.Orphans }),
-	count("duplicates", "duplicates", -1, func(a *packet.Arm) int64 { return a.Duplicates.Total() }),
+	count("suppressed", "retries suppressed (not made)", 0, func(a *packet.Arm) int64 { return a.Retry.Suppressed }),
+	count("orphans", "orphaned work (finished after its caller stopped waiting)", -1, func(a *packet.Arm) int64 { return a.Totals.Orphans }),
+	count("duplicates", "duplicate mutations", -1, func(a *packet.Arm) int64 { return a.Duplicates.Total() }),
 	{Key: "cache_hit_ratio", Label: "cache hit ratio, every cache", Unit: "ratio", Better: +1, Optional: true, get: cacheHitRatio},
 	health("instance_removals", "instances taken out of routing", func(h packet.HealthStats) int64 { return h.Removals }),
 	health("instance_restarts", "instances restarted", func(h packet.HealthStats) int64 { return h.Restarts }),
@@ -110,16 +110,17 @@ func recovery(key, label string, f func(packet.Recovery) *time.Duration) Figure 
 	}}
 }
 
-// sections heads the figures, by the key of the first figure under each heading.
+// sections heads the figures, by the key of the first figure under each heading; the
+// terminal table of one replay (report) uses the same words where it has the same figures.
 var sections = map[string]string{
-	"offered":              "Populations",
-	"amplification":        "Amplification (attempts per offered)",
-	"latency_p50_ms":       "Latency, admitted requests (ms)",
-	"queue_age_max_ms":     "Queue",
-	"retries":              "Retries and waste",
+	"offered":              "Logical requests by outcome, attempts and optional features shed",
+	"amplification":        "Amplification (attempts per offered request)",
+	"latency_p50_ms":       "Completion latency of admitted requests, any outcome (ms)",
+	"queue_age_max_ms":     "Queue (sampled once a tick)",
+	"retries":              "Retries (every layer), orphaned work and duplicate mutations",
 	"cache_hit_ratio":      "Caches",
 	"instance_removals":    "Health checks",
-	"recovery_stabilize_s": "Recovery (seconds after restoration)",
+	"recovery_stabilize_s": "Recovery, seconds after the time_to_normal objective's after (t=0 s without one)",
 }
 
 // sectioned sets every figure's Section from sections.
@@ -184,7 +185,7 @@ func armRun(a *packet.Arm) ArmRun {
 		}
 	}
 	for _, o := range a.Objectives {
-		r.Objectives = append(r.Objectives, ObjectiveRun{Name: o.Name, Metric: o.Metric, Unit: o.Unit, Pass: o.Pass, Value: o.Value, NoData: o.NoData, Censored: o.Censored})
+		r.Objectives = append(r.Objectives, ObjectiveRun{Name: o.Name, Metric: o.Metric, Unit: o.Unit, Statistic: o.Statistic, Pass: o.Pass, Value: o.Value, NoData: o.NoData, Censored: o.Censored})
 	}
 	for _, inv := range a.Invariants {
 		if !inv.Pass {

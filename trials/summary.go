@@ -65,12 +65,14 @@ type ArmRun struct {
 // ObjectiveRun is one objective's result in one trial; Metric and Unit are the packet's
 // ([packet.Objective]).
 type ObjectiveRun struct {
-	Name   string  `json:"name"`
-	Metric string  `json:"metric"`
-	Unit   string  `json:"unit"`
-	Pass   bool    `json:"pass"`
-	Value  float64 `json:"value"`
-	NoData bool    `json:"no_data,omitempty"`
+	Name   string `json:"name"`
+	Metric string `json:"metric"`
+	Unit   string `json:"unit"`
+	// Statistic says what Value is ([packet.Objective.Statistic]).
+	Statistic string  `json:"statistic,omitempty"`
+	Pass      bool    `json:"pass"`
+	Value     float64 `json:"value"`
+	NoData    bool    `json:"no_data,omitempty"`
 	// Censored: Value is a lower bound ([packet.Objective.Censored]).
 	Censored bool `json:"censored,omitempty"`
 }
@@ -104,14 +106,16 @@ type ArmSpread struct {
 // censored value). Censored counts the trials whose value is only a lower bound (a
 // return to Normal that had not come by the end); Bound is the least of those bounds.
 type ObjectiveSpread struct {
-	Name     string  `json:"name"`
-	Metric   string  `json:"metric"`
-	Unit     string  `json:"unit"`
-	Passed   int     `json:"passed"`
-	Of       int     `json:"of"`
-	Value    Stats   `json:"value"`
-	Censored int     `json:"censored,omitempty"`
-	Bound    float64 `json:"bound,omitempty"`
+	Name   string `json:"name"`
+	Metric string `json:"metric"`
+	Unit   string `json:"unit"`
+	// Statistic says what Value is ([packet.Objective.Statistic]).
+	Statistic string  `json:"statistic,omitempty"`
+	Passed    int     `json:"passed"`
+	Of        int     `json:"of"`
+	Value     Stats   `json:"value"`
+	Censored  int     `json:"censored,omitempty"`
+	Bound     float64 `json:"bound,omitempty"`
 }
 
 // Delta is the trial-by-trial difference Arm − Versus of each figure.
@@ -246,7 +250,7 @@ func (s *Summary) compute() {
 			sp.Figures[i] = stats(f.Key, vals)
 		}
 		for m, o := range a.Objectives {
-			ob := ObjectiveSpread{Name: o.Name, Metric: o.Metric, Unit: o.Unit, Of: len(s.Runs)}
+			ob := ObjectiveSpread{Name: o.Name, Metric: o.Metric, Unit: o.Unit, Statistic: o.Statistic, Of: len(s.Runs)}
 			for r, run := range s.Runs {
 				x := run.Arms[j].Objectives[m]
 				if x.Pass {

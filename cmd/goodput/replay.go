@@ -280,7 +280,7 @@ func writeReplay(p *packet.Packet, f replayFlags, stdout, stderr io.Writer) erro
 			return err
 		}
 	case !f.quiet:
-		if err := report.Table(stdout, p); err != nil {
+		if err := terminalLayout(stdout).Table(stdout, p); err != nil {
 			return err
 		}
 	}
@@ -327,4 +327,15 @@ func writePage(path string, render func(io.Writer) error) error {
 func isTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
 	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+// terminalLayout fits the tables to w's width when w is a terminal, else to
+// report.DefaultWidth, so that piped output is the same wherever it is made.
+func terminalLayout(w io.Writer) report.Terminal {
+	if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		if width, _, err := term.GetSize(int(f.Fd())); err == nil {
+			return report.Terminal{Width: width}
+		}
+	}
+	return report.Terminal{}
 }

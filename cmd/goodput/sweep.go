@@ -113,7 +113,7 @@ func writeGrid(manifest *trials.Grid, grid report.VaryGrid, out string, quiet bo
 		}
 	}
 	if !quiet {
-		if err := report.Vary(stdout, grid); err != nil {
+		if err := terminalLayout(stdout).Vary(stdout, grid); err != nil {
 			return err
 		}
 		if out != "" {
@@ -301,7 +301,7 @@ func writeSweep(s *trials.Summary, dir string, asJSON, quiet bool, stdout, stder
 			return err
 		}
 	case !quiet:
-		if err := report.Trials(stdout, s); err != nil {
+		if err := terminalLayout(stdout).Trials(stdout, s); err != nil {
 			return err
 		}
 	}

@@ -457,8 +457,8 @@ func TestReplayVaryGrid(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := stdout.String()
-	if want := "goodput vary: small   topology.services.server.instances = 1, 3   ×   load.schedule.0.rate = 100/s, 150/s, 200/s   seed 3   1 trial each   2 arms\n"; !strings.HasPrefix(out, want) {
-		t.Errorf("table header: %q, want %q", strings.SplitN(out, "\n", 2)[0], want)
+	if got, want := flatHeader(out), "goodput vary: small topology.services.server.instances = 1, 3 × load.schedule.0.rate = 100/s, 150/s, 200/s seed 3 1 trial each 2 arms"; got != want {
+		t.Errorf("table header: %q, want %q", got, want)
 	}
 	if !strings.Contains(out, "\n  goodput\n    1, 100/s   ") || !strings.Contains(out, "\n    3, 200/s   ") {
 		t.Errorf("no rows by combination:\n%s", out)
@@ -555,7 +555,7 @@ func TestReplayVaryWithSet(t *testing.T) {
 	if err := replay(context.Background(), args, &stdout, &stderr, realEnv); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(stdout.String(), "\nset: arms.protected.name=guarded\n") || !strings.Contains(stdout.String(), "guarded − baseline") {
+	if !strings.Contains(stdout.String(), "\nset: arms.protected.name=guarded\n") || !strings.Contains(stdout.String(), "guarded −") {
 		t.Errorf("table:\n%s", stdout.String()[:400])
 	}
 }
@@ -583,8 +583,8 @@ func TestMergeGrid(t *testing.T) {
 	if err := run([]string{"merge", "--out", merged, s0, s1}, &stdout, &stderr); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.HasPrefix(stdout.String(), "goodput vary: small   topology.services.server.instances = 1, 3   ×   load.schedule.0.rate = 100/s, 150/s   seeds 3–5") {
-		t.Errorf("merge printed %q", strings.SplitN(stdout.String(), "\n", 2)[0])
+	if got := flatHeader(stdout.String()); !strings.HasPrefix(got, "goodput vary: small topology.services.server.instances = 1, 3 × load.schedule.0.rate = 100/s, 150/s seeds 3–5") {
+		t.Errorf("merge printed %q", got)
 	}
 	want := treeFiles(t, whole)
 	if len(want) != 2+4*2 {
@@ -705,4 +705,17 @@ func FuzzParseVary(f *testing.F) {
 			}
 		}
 	})
+}
+
+// flatHeader is a table's header, the lines before "set:" or the legend, joined with
+// single blanks: the table wraps it to the width.
+func flatHeader(out string) string {
+	var words []string
+	for _, l := range strings.Split(out, "\n") {
+		if l == "" || strings.HasPrefix(l, "set: ") || strings.HasPrefix(l, "each cell:") {
+			break
+		}
+		words = append(words, strings.Fields(l)...)
+	}
+	return strings.Join(words, " ")
 }
