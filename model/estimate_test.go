@@ -46,10 +46,7 @@ func loadExample(t *testing.T, path string, d time.Duration) *scenario.Scenario 
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d > 0 {
-		sc.Clock.Duration = scenario.Duration(d)
-	}
-	return sc
+	return sc.Truncate(d)
 }
 
 // TestEstimateBoundsReplays checks the estimate against replays of a few scenarios and

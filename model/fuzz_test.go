@@ -55,6 +55,15 @@ func FuzzReplay(f *testing.F) {
 		}
 		bases = append(bases, shrink(sc, 5*time.Second))
 	}
+	for i, b := range bases { // a base that does not validate would make the fuzzer skip all it derives
+		c, err := copyScenario(b)
+		if err == nil {
+			err = c.Validate()
+		}
+		if err != nil {
+			f.Fatalf("base %d (%s) is not a valid scenario: %v", i, b.Name, err)
+		}
+	}
 	for i := range bases {
 		f.Add([]byte{byte(i)})                              // the base as it is
 		f.Add([]byte{byte(i), 15, 3, 1, 200, 16, 1, 7, 14}) // with an arm and a fault more
