@@ -352,3 +352,8 @@ func writeWrapped(b *bytes.Buffer, text string, width int) {
 		b.WriteString(l + "\n")
 	}
 }
+
+// Wrap breaks text into lines of at most width runes at its blanks, keeping its indent and
+// indenting the lines after the first hang more: the label wrapping of the tables, for a
+// command that lays out a table of its own.
+func Wrap(text string, width, hang int) []string { return wrap(text, width, hang) }

@@ -92,15 +92,20 @@ func TestReplayBudget(t *testing.T) {
 		err  []string // what the error says; none: no error
 	}{
 		{
-			name: "the issue's 10,000,000/s Northstar",
+			name: "the issue's 10,000,000/s Northstar: its shift fault peaks above what validation allows",
 			args: []string{northstarScenario, "--set", "load.schedule.0.rate=10000000/s"},
+			err:  []string{"faults[4].shift.rate: rate 115% takes the peak offered rate 10000000/s to 11500000/s", "more than 10,000,000/s"},
+		},
+		{
+			name: "Northstar at 8,000,000/s: above both budgets",
+			args: []string{northstarScenario, "--set", "load.schedule.0.rate=8000000/s"},
 			err: []string{"replay " + northstarScenario + ": the run needs about ", " GiB at its peak (", " M requests in flight in each of 2 arms), above --max-memory 4GiB",
-				"offers about 26.8 G logical requests an arm, above --max-requests 1,000,000,000", "raise --max-memory and --max-requests to run it"},
+				"offers about 21.4 G logical requests an arm, above --max-requests 1,000,000,000", "raise --max-memory and --max-requests to run it"},
 		},
 		{
 			name: "memory raised, requests still above",
-			args: []string{northstarScenario, "--set", "load.schedule.0.rate=10000000/s", "--max-memory", "1TiB"},
-			err:  []string{"the run offers about 26.8 G logical requests an arm, above --max-requests 1,000,000,000; raise --max-requests to run it"},
+			args: []string{northstarScenario, "--set", "load.schedule.0.rate=8000000/s", "--max-memory", "1TiB"},
+			err:  []string{"the run offers about 21.4 G logical requests an arm, above --max-requests 1,000,000,000; raise --max-requests to run it"},
 		},
 		{
 			name: "both raised",
@@ -192,7 +197,7 @@ func TestReplayDryRun(t *testing.T) {
 			"goodput replay --dry-run: " + northstarScenario, "arms                 2",
 			"requests an arm      up to 24,", "(peak rate 10,350.0/s)", "in flight an arm     up to ", "(a caller keeps one up to 2s)",
 			"wall time: about ", "budget: --max-memory 4GiB, --max-requests 1,000,000,000: within the budget"}},
-		{[]string{northstarScenario, "--dry-run", "--set", "load.schedule.0.rate=10000000/s"}, []string{"above the budget: the run would be refused"}},
+		{[]string{northstarScenario, "--dry-run", "--set", "load.schedule.0.rate=8000000/s"}, []string{"above the budget: the run would be refused"}},
 		{[]string{smallScenario, "--dry-run", "--trials", "3", "--parallel", "3"}, []string{"sweep: 3 trials, 3 at once: about "}},
 		{[]string{smallScenario, "--dry-run", "--vary", "load.schedule.0.rate=100/s,200/s"}, []string{"load.schedule.0.rate=100/s:\n", "load.schedule.0.rate=200/s:\n", "sweep: 1 trials of each of 2 scenarios"}},
 	}

@@ -333,9 +333,14 @@ func pctText(p float64) string {
 	return "+" + s + "%"
 }
 
+// diffWidth is the width the comparison fits: the label column wraps to keep every line
+// within it.
+const diffWidth = 80
+
 // writeColumns writes rows as columns, the first left-aligned and two spaces from the
-// others, which are right-aligned and a space apart (to fit 80 columns with the counts of a
-// 40-minute replay); a row of one cell is a heading.
+// others, which are right-aligned and a space apart; a row of one cell is a heading. A
+// label too long for what the other columns leave of diffWidth wraps, its cells on its
+// last line.
 func writeColumns(b *strings.Builder, rows [][]string) {
 	var width []int
 	for _, r := range rows {
@@ -349,13 +354,29 @@ func writeColumns(b *strings.Builder, rows [][]string) {
 			width[i] = max(width[i], utf8.RuneCountInString(c))
 		}
 	}
+	if len(width) > 0 {
+		rest := 1 // the space before the last column
+		for i := 1; i < len(width); i++ {
+			rest += width[i] + 1
+		}
+		width[0] = min(width[0], max(diffWidth-rest-1, 20)) // -1: the second space after the label
+	}
 	for _, r := range rows {
+		if len(r) == 1 {
+			b.WriteString(r[0] + "\n")
+			continue
+		}
+		label := report.Wrap(r[0], width[0], 2)
+		for _, l := range label[:len(label)-1] {
+			b.WriteString(strings.TrimRight(l, " ") + "\n")
+		}
 		var line strings.Builder
 		for i, c := range r {
+			if i == 0 {
+				c = label[len(label)-1]
+			}
 			pad := strings.Repeat(" ", max(width[min(i, len(width)-1)]-utf8.RuneCountInString(c), 0))
 			switch {
-			case len(r) == 1:
-				line.WriteString(c)
 			case i == 0:
 				line.WriteString(c + pad)
 			case i == len(r)-1:

@@ -61,7 +61,7 @@ func TestDiff(t *testing.T) {
 		{name: "regression without a gate", args: []string{dir, worseGoodput}, stdout: []string{"worse"}},
 		{name: "improvement", args: []string{dir, betterGoodput, "--fail-above", "0"}},
 		{name: "from zero", args: []string{dir, newDuplicate, "--fail-above", "1000000"},
-			gate: "protected duplicates (0 in A, 1 in B)"},
+			gate: "protected duplicate mutations (0 in A, 1 in B)"},
 		{name: "not measured in B", args: []string{dir, neverNormal, "--fail-above", "1000000"},
 			gate: "protected back to Normal (not measured in B)"},
 		{name: "arms and seeds", args: []string{dir, otherSeed, "--fail-above", "0"},
