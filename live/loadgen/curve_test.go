@@ -15,9 +15,9 @@ var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 func testCurve() *Curve {
 	c := &Curve{Target: "http://127.0.0.1:8080/checkout"}
 	for _, s := range []struct {
-		rate                                            float64
+		rate                                          float64
 		sent, unsent, goodput, late, rejected, failed int64
-		p50, p99                                        time.Duration
+		p50, p99                                      time.Duration
 	}{
 		{100, 2000, 0, 2000, 0, 0, 0, 2 * time.Millisecond, 5 * time.Millisecond},
 		{200, 4000, 0, 3990, 10, 0, 0, 3 * time.Millisecond, 40 * time.Millisecond},
