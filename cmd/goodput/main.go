@@ -6,6 +6,9 @@
 //
 //	goodput replay FILE.scenario.yaml [--seed N] [--out DIR] [--json] [--quiet]
 //	goodput replay FILE.scenario.yaml --trials N [--shard i/n] [--parallel N] [--out DIR] [--json]
+//	goodput attack FILE.scenario.yaml --target URL [--seed N] [--out DIR] [--json]
+//	goodput attack URL --rate 500/s --for 30s [--out DIR] [--json]
+//	goodput attack URL --rates 100/s,200/s,… --for 20s [--out DIR]
 //	goodput merge [--out DIR] [--json] SHARD...
 //	goodput verify FILE.packet.yaml
 //	goodput schema scenario|incident
@@ -32,6 +35,7 @@ type command struct {
 // commands lists the subcommands in the order `goodput help` prints them.
 var commands = []command{
 	{"replay", "replay a scenario: baseline and protected arms side by side", runReplay},
+	{"attack", "send open-loop load to a live URL: a scenario's, a fixed rate, or rate steps (the overload curve)", runAttack},
 	{"merge", "join the trials.json of a sweep's shards into the whole sweep's", runMerge},
 	{"verify", "recompute a packet's declared arithmetic and compare it with the claimed figures", runVerify},
 	{"schema", "print the JSON Schema of a file format (scenario or incident)", runSchema},
