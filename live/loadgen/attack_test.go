@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -138,7 +139,14 @@ func checkNoGoroutines(t *testing.T) {
 	t.Errorf("attacker goroutines left after Run:\n%s", stacks)
 }
 
+// TestAttackOutcomes classifies the answers of each path, with the generator's own client
+// and with net/http's.
 func TestAttackOutcomes(t *testing.T) {
+	t.Run("own client", func(t *testing.T) { testOutcomes(t, Options{}) })
+	t.Run("net/http", func(t *testing.T) { testOutcomes(t, Options{Client: NewClient(100)}) })
+}
+
+func testOutcomes(t *testing.T, o Options) {
 	tg := newTarget(t)
 	refused, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -162,7 +170,7 @@ func TestAttackOutcomes(t *testing.T) {
 			cs[len(cs)-1].Timeout = 100 * time.Millisecond
 		}
 	}
-	res := attack(t, tg.URL, uniform(350), time.Second, cs, Options{})
+	res := attack(t, tg.URL, uniform(350), time.Second, cs, o)
 	want := map[string]struct {
 		field  func(ClassResult) int64
 		detail string
@@ -195,7 +203,7 @@ func TestAttackOutcomes(t *testing.T) {
 		t.Errorf("/slow latency p50 %s; want at least the 60ms the server takes", l)
 	}
 
-	res = attack(t, refusedURL, uniform(100), 300*time.Millisecond, []Class{{Name: "refused", Share: 1, Deadline: time.Second}}, Options{})
+	res = attack(t, refusedURL, uniform(100), 300*time.Millisecond, []Class{{Name: "refused", Share: 1, Deadline: time.Second}}, o)
 	if c := res.Classes[0]; c.Sent == 0 || c.Failed != c.Sent || len(c.Failures) != 1 || c.Failures[0].Cause != "error" {
 		t.Errorf("connection refused: %+v; want every request failed with cause error", c)
 	}
@@ -327,5 +335,34 @@ func TestNewErrors(t *testing.T) {
 		if _, err := New(p, tc.url, tc.o); err == nil {
 			t.Errorf("New(%q, %+v): no error", tc.url, tc.o)
 		}
+	}
+}
+
+// TestAttackClosedConnections checks that connections the server closes, after an answer
+// (Connection: close) or while idle (its idle timeout), cost no request: each is sent
+// again on a new connection as the same attempt.
+func TestAttackClosedConnections(t *testing.T) {
+	var conns atomic.Int64
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/close" {
+			w.Header().Set("Connection", "close")
+		}
+		fmt.Fprint(w, "ok")
+	}))
+	srv.Config.IdleTimeout = time.Millisecond
+	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		if s == http.StateNew {
+			conns.Add(1)
+		}
+	}
+	srv.Start()
+	defer srv.Close()
+	cs := []Class{{Name: "close", Share: .5, Deadline: 5 * time.Second, Path: "/close"}, {Name: "idle", Share: .5, Deadline: 5 * time.Second, Path: "/idle"}}
+	res := attack(t, srv.URL, uniform(100), 500*time.Millisecond, cs, Options{})
+	if tot := res.Total; tot.Goodput != tot.Offered || tot.Attempts != tot.Offered {
+		t.Errorf("total %+v; want every request goodput at its first attempt", tot)
+	}
+	if n := conns.Load(); n < res.Classes[0].Sent {
+		t.Errorf("%d connections for %d answers with Connection: close; want one each at least", n, res.Classes[0].Sent)
 	}
 }
