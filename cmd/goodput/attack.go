@@ -313,7 +313,7 @@ func attackTable(w io.Writer, res *loadgen.Result) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "\nsent over %s (drained by %s); generator lateness p50 %s ms, p99 %s ms, max %s ms; peak in flight %s of %s",
+	fmt.Fprintf(w, "\nplan of %s, run ended at %s; generator lateness p50 %s ms, p99 %s ms, max %s ms; peak in flight %s of %s",
 		res.Duration, res.Elapsed.Round(time.Millisecond), msText(res.Lateness.P50), msText(res.Lateness.P99), msText(res.Lateness.Max),
 		report.Int(int64(res.PeakInFlight)), report.Int(int64(res.MaxInFlight)))
 	if res.Total.Sent > 0 && res.CPU > 0 {
@@ -339,8 +339,6 @@ func msText(d time.Duration) string { return report.Float(float64(d)/1e6, 1) }
 
 // runCurve runs one attack per rate, in the order given, and writes the curve.
 func runCurve(ctx context.Context, f attackFlags, class loadgen.Class, opts loadgen.Options, stdout, stderr io.Writer) error {
-	opts.Client = loadgen.NewClient(f.maxInFlight) // one pool of connections for every step
-	defer opts.Client.CloseIdleConnections()
 	curve := &loadgen.Curve{Target: f.url}
 	for i, r := range f.rates {
 		p, err := loadgen.ConstantPlan(r, f.dur, f.arrivals == scenario.ArrivalsPoisson, class, f.seed)

@@ -208,17 +208,26 @@ func layoutCurve(id, title, unit string, rows []curveRow, lines []lineDef) curve
 			v := l.value(r)
 			pts = append(pts, chart.Num(x(r.rate))+","+chart.Num(y(v)))
 			cl.Dots = append(cl.Dots, dot{X: chart.Round1(x(r.rate)), Y: chart.Round1(y(v)),
-				Title: fmt.Sprintf("%s at %s/s offered: %s %s", l.name, report.Float(r.rate, 0), report.Float(v, decimalsFor(v)), unit)})
+				Title: fmt.Sprintf("%s at %s/s offered: %s", l.name, report.Float(r.rate, 0), withUnit(v, unit))})
 		}
 		cl.Points = strings.Join(pts, " ")
 		c.Lines = append(c.Lines, cl)
 		if len(rows) > 0 {
 			last := rows[len(rows)-1]
-			caption = append(caption, fmt.Sprintf("%s %s %s at %s/s offered", l.name, report.Float(l.value(last), decimalsFor(l.value(last))), unit, report.Float(last.rate, 0)))
+			caption = append(caption, fmt.Sprintf("%s %s at %s/s offered", l.name, withUnit(l.value(last), unit), report.Float(last.rate, 0)))
 		}
 	}
 	c.Caption = strings.Join(caption, "; ") + "."
 	return c
+}
+
+// withUnit writes v with its unit: "60/s", "700 ms".
+func withUnit(v float64, unit string) string {
+	s := report.Float(v, decimalsFor(v))
+	if strings.HasPrefix(unit, "/") {
+		return s + unit
+	}
+	return s + " " + unit
 }
 
 // decimalsFor is how many decimals a label of v needs: none from 10 up.

@@ -24,5 +24,8 @@
 // deadline), late (a 2xx after it), rejected (a final 429 or 503, by status and
 // Goodput-Reject-Reason), failed (by cause) and attempts, with latency percentiles from
 // merged HdrHistograms and a series of one row per second. Memory is O(in flight), not
-// O(requests).
+// O(requests). By default each worker keeps one keep-alive HTTP/1.1 connection and
+// writes and reads it itself, which costs less CPU per request than net/http's client
+// ([Options.Client] selects that instead); [Curve] is the overload curve of a series of
+// attacks at increasing rates, as `goodput attack --rates` writes it.
 package loadgen

@@ -393,3 +393,15 @@ func (r Rejection) String() string {
 	}
 	return fmt.Sprintf("%d %s", r.Status, r.Reason)
 }
+
+// MarshalJSON writes r with its durations in seconds (duration_s, elapsed_s, cpu_s) and
+// without its series (WriteSeriesCSV writes it).
+func (r *Result) MarshalJSON() ([]byte, error) {
+	type plain Result
+	return json.Marshal(struct {
+		*plain
+		DurationS float64 `json:"duration_s"`
+		ElapsedS  float64 `json:"elapsed_s"`
+		CPUS      float64 `json:"cpu_s"`
+	}{(*plain)(r), r.Duration.Seconds(), r.Elapsed.Seconds(), r.CPU.Seconds()})
+}
