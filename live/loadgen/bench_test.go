@@ -1,10 +1,17 @@
 package loadgen
 
 import (
+	"bufio"
 	"context"
 	"flag"
+	"fmt"
+	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"os/exec"
+	"strings"
 	"testing"
 	"time"
 
@@ -15,20 +22,62 @@ import (
 )
 
 // Attack benchmark: goodput's attacker and vegeta's (its attack library, a test-only
-// dependency) at the same fixed rate against the same trivial loopback server, each for a
-// fixed few seconds (run with -benchtime 1x; -attack.rate and -attack.for change them). Each reports sent/s, lateness-p99-ms (actual
-// send time less intended send time) and cpu-us/req: the process's CPU (getrusage) over
-// the run divided by the requests sent. The server runs in the same process, so both
-// figures include its CPU as well; the difference between the two is the generators'.
+// dependency) at the same fixed rate against the same trivial server, each for a fixed
+// few seconds (run with -benchtime 1x; -attack.rate and -attack.for change them). Each
+// reports sent/s, lateness-p99-ms (actual send time less intended send time) and
+// cpu-us/req: the process's CPU (getrusage) over the run divided by the requests sent.
+// The server runs in a child process (this test binary again, see TestMain) on loopback,
+// so that figure is the generator's own; the two processes share the machine's cores.
 var (
 	benchRate = flag.Int("attack.rate", 5000, "BenchmarkAttack's rate, per second")
 	benchFor  = flag.Duration("attack.for", 3*time.Second, "how long each of BenchmarkAttack's runs sends")
 )
 
-func benchServer(b *testing.B) *httptest.Server {
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.Write([]byte("ok")) }))
-	b.Cleanup(srv.Close)
-	return srv
+// serverEnv makes the test binary the benchmark's server: it prints its URL and serves
+// "ok" until its standard input closes.
+const serverEnv = "LOADGEN_BENCH_SERVER"
+
+func TestMain(m *testing.M) {
+	if os.Getenv(serverEnv) == "1" {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		fmt.Printf("http://%s\n", ln.Addr())
+		go func() { _, _ = io.Copy(io.Discard, os.Stdin); os.Exit(0) }()
+		_ = http.Serve(ln, http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.Write([]byte("ok")) }))
+		os.Exit(1)
+	}
+	os.Exit(m.Run())
+}
+
+// benchServer starts the server process and returns its URL; it stops with the benchmark.
+func benchServer(b *testing.B) string {
+	exe, err := os.Executable()
+	if err != nil {
+		b.Fatal(err)
+	}
+	cmd := exec.Command(exe)
+	cmd.Env = append(os.Environ(), serverEnv+"=1")
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { stdin.Close(); _ = cmd.Wait() })
+	url, err := bufio.NewReader(stdout).ReadString('\n')
+	if err != nil {
+		b.Fatalf("benchmark server: %v", err)
+	}
+	return strings.TrimSpace(url)
 }
 
 func BenchmarkAttack(b *testing.B) {
@@ -39,7 +88,7 @@ func BenchmarkAttack(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			a, err := New(p, srv.URL, Options{})
+			a, err := New(p, srv, Options{})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -59,7 +108,7 @@ func BenchmarkAttack(b *testing.B) {
 		srv := benchServer(b)
 		for range b.N {
 			atk := vegeta.NewAttacker(vegeta.Timeout(5 * time.Second))
-			tr := vegeta.NewStaticTargeter(vegeta.Target{Method: "GET", URL: srv.URL})
+			tr := vegeta.NewStaticTargeter(vegeta.Target{Method: "GET", URL: srv})
 			late := hdr.New(1, histMax, histDigits)
 			var first time.Time
 			var sent, ok int64
