@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	crand "crypto/rand"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -60,6 +61,9 @@ type Options struct {
 	Identity string
 	// Clock is the time source. Nil means the wall clock.
 	Clock Clock
+	// TLS configures the generator's own client for an https:// target (its ServerName
+	// defaults to the target's host). Nil means the system's roots.
+	TLS *tls.Config
 }
 
 // Attacker sends a [Plan]'s requests to a target in real time: open loop (each at its
@@ -122,7 +126,7 @@ func New(plan *Plan, target string, o Options) (*Attacker, error) {
 	}
 	if a.client == nil {
 		a.raw = true
-		a.ep = newEndpoint(base.Scheme, base.Host)
+		a.ep = newEndpoint(base.Scheme, base.Host, o.TLS)
 		a.host = base.Host
 	}
 	for _, c := range plan.Classes() {

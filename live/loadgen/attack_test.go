@@ -366,3 +366,18 @@ func TestAttackClosedConnections(t *testing.T) {
 		t.Errorf("%d connections for %d answers with Connection: close; want one each at least", n, res.Classes[0].Sent)
 	}
 }
+
+// TestAttackTLS checks the generator's own client against an https:// target.
+func TestAttackTLS(t *testing.T) {
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, "ok") }))
+	defer srv.Close()
+	conf := srv.Client().Transport.(*http.Transport).TLSClientConfig
+	res := attack(t, srv.URL, uniform(100), 200*time.Millisecond, oneClass, Options{TLS: conf})
+	if tot := res.Total; tot.Goodput != 19 {
+		t.Errorf("total %+v; want 19 goodput", tot)
+	}
+	res = attack(t, srv.URL, uniform(100), 50*time.Millisecond, oneClass, Options{})
+	if c := res.Total; c.Failed != 4 || len(c.Failures) != 1 || c.Failures[0].Cause != "error" {
+		t.Errorf("untrusted certificate: %+v; want every request failed with cause error", c)
+	}
+}

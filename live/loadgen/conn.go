@@ -48,7 +48,7 @@ type endpoint struct {
 	tls  *tls.Config
 }
 
-func newEndpoint(scheme, host string) endpoint {
+func newEndpoint(scheme, host string, conf *tls.Config) endpoint {
 	e := endpoint{addr: host}
 	h, port, err := net.SplitHostPort(host)
 	if err != nil { // no port
@@ -59,7 +59,14 @@ func newEndpoint(scheme, host string) endpoint {
 		e.addr = net.JoinHostPort(h, port)
 	}
 	if scheme == "https" {
-		e.tls = &tls.Config{ServerName: h, NextProtos: []string{"http/1.1"}}
+		if conf == nil {
+			conf = &tls.Config{}
+		}
+		e.tls = conf.Clone()
+		if e.tls.ServerName == "" {
+			e.tls.ServerName = h
+		}
+		e.tls.NextProtos = []string{"http/1.1"}
 	}
 	return e
 }
