@@ -17,6 +17,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/goodput-lab/goodput/control/controlhttp"
 	"github.com/goodput-lab/goodput/control/deadline"
 	"github.com/goodput-lab/goodput/control/identity"
 	"github.com/goodput-lab/goodput/scenario"
@@ -80,13 +81,12 @@ type Attacker struct {
 	drain   time.Duration
 	tick    time.Duration
 
-	// The raw path (Options.Client nil): where to dial, the Host header, each class's
-	// request-target, and a request of each class's method for http.ReadResponse.
+	// The raw path (Options.Client nil): where to dial, the Host header and each class's
+	// request-target.
 	raw  bool
 	ep   endpoint
 	host string
 	uris []string
-	reqs []*http.Request
 
 	start          time.Time
 	runCtx         context.Context
@@ -143,7 +143,6 @@ func New(plan *Plan, target string, o Options) (*Attacker, error) {
 		a.urls = append(a.urls, u)
 		a.classes = append(a.classes, c)
 		a.uris = append(a.uris, u.RequestURI())
-		a.reqs = append(a.reqs, &http.Request{Method: c.Method})
 	}
 	a.drain = o.Drain
 	if a.drain == 0 {
@@ -463,7 +462,10 @@ func (w *worker) attempt(r Request, c *Class, id identity.Request, body []byte) 
 	case err != nil:
 		return causeError, 0, ""
 	}
-	res, reason = classify(resp)
+	res = classifyStatus(resp.StatusCode)
+	if res == causeOverload {
+		reason = resp.Header.Get(controlhttp.ReasonHeader)
+	}
 	return res, resp.StatusCode, reason
 }
 

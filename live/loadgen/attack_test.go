@@ -64,6 +64,10 @@ func (tg *target) serve(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusNotFound)
 	case "/hang":
 		<-r.Context().Done()
+	case "/chunked":
+		fmt.Fprint(w, "a")
+		w.(http.Flusher).Flush() // a chunked answer
+		fmt.Fprint(w, "b")
 	case "/flaky":
 		if n < 3 {
 			w.WriteHeader(http.StatusServiceUnavailable)
@@ -155,7 +159,7 @@ func testOutcomes(t *testing.T, o Options) {
 	refusedURL := "http://" + refused.Addr().String()
 	refused.Close()
 
-	paths := []string{"/ok", "/slow", "/limit", "/unavailable", "/error", "/missing", "/hang"}
+	paths := []string{"/ok", "/slow", "/limit", "/unavailable", "/error", "/missing", "/hang", "/chunked", "HEAD /ok"}
 	var cs []Class
 	for _, p := range paths {
 		// Deadlines far from every answer's time but /slow's, which always comes after its
@@ -165,7 +169,11 @@ func testOutcomes(t *testing.T, o Options) {
 		if p == "/slow" {
 			d = 30 * time.Millisecond
 		}
-		cs = append(cs, Class{Name: p, Share: 1 / float64(len(paths)), Deadline: d, Path: p, Timeout: 2 * time.Second})
+		method, path, ok := strings.Cut(p, " ")
+		if !ok {
+			method, path = "", p
+		}
+		cs = append(cs, Class{Name: p, Share: 1 / float64(len(paths)), Deadline: d, Method: method, Path: path, Timeout: 2 * time.Second})
 		if p == "/hang" {
 			cs[len(cs)-1].Timeout = 100 * time.Millisecond
 		}
@@ -182,6 +190,8 @@ func testOutcomes(t *testing.T, o Options) {
 		"/error":       {func(c ClassResult) int64 { return c.Failed }, "status 500"},
 		"/missing":     {func(c ClassResult) int64 { return c.Failed }, "status 404"},
 		"/hang":        {func(c ClassResult) int64 { return c.Failed }, "timeout"},
+		"/chunked":     {func(c ClassResult) int64 { return c.Goodput }, ""},
+		"HEAD /ok":     {func(c ClassResult) int64 { return c.Goodput }, ""},
 	}
 	for _, c := range res.Classes {
 		w := want[c.Name]

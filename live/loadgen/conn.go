@@ -13,7 +13,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/goodput-lab/goodput/control/controlhttp"
 	"github.com/goodput-lab/goodput/control/deadline"
 	"github.com/goodput-lab/goodput/control/identity"
 )
@@ -22,7 +21,7 @@ import (
 // target and writes its requests on it and reads their answers itself, in its own
 // goroutine. net/http's client hands every request to two goroutines of its own per
 // connection (a write loop and a read loop) and back; doing without them roughly halves
-// the generator's CPU per request. Answers are parsed by net/http (http.ReadResponse).
+// the generator's CPU per request. readAnswer reads the answers.
 // [Options.Client] selects net/http's client instead.
 
 // conn is a worker's connection to the target.
@@ -193,38 +192,32 @@ func (w *worker) exchange(r Request, c *Class, id identity.Request, body []byte,
 	if err := cn.bw.Flush(); err != nil {
 		return 0, 0, "", err
 	}
-	resp, err := http.ReadResponse(cn.br, a.reqs[r.Class])
-	if err != nil {
-		return 0, 0, "", err
-	}
-	_, err = io.Copy(io.Discard, resp.Body)
-	resp.Body.Close()
+	ans, err := readAnswer(cn.br, c.Method == http.MethodHead)
 	if err != nil {
 		return 0, 0, "", err
 	}
 	cn.used = true
-	if resp.Close {
+	if ans.close {
 		w.closeConn()
 	}
-	res, reason := classify(resp)
-	return res, resp.StatusCode, reason, nil
+	return classifyStatus(ans.status), ans.status, ans.reason, nil
 }
 
 func methodHasBody(m string) bool {
 	return m == http.MethodPost || m == http.MethodPut || m == http.MethodPatch
 }
 
-// classify is what an answer is: a 2xx, an overload refusal (429, 503) with its reason,
-// another 5xx (an error, retried on "error"), or another status (not retried).
-func classify(resp *http.Response) (cause, string) {
-	switch s := resp.StatusCode; {
+// classifyStatus is what an answer is: a 2xx, an overload refusal (429, 503), another
+// 5xx (an error, retried on "error"), or another status (not retried).
+func classifyStatus(s int) cause {
+	switch {
 	case s >= 200 && s < 300:
-		return causeOK, ""
+		return causeOK
 	case s == http.StatusTooManyRequests || s == http.StatusServiceUnavailable:
-		return causeOverload, resp.Header.Get(controlhttp.ReasonHeader)
+		return causeOverload
 	case s >= 500:
-		return causeError, ""
+		return causeError
 	default:
-		return causeStatus, ""
+		return causeStatus
 	}
 }
