@@ -79,7 +79,7 @@ func TestAttackScenario(t *testing.T) {
 func TestAttackRate(t *testing.T) {
 	srv := attackServer(t)
 	var out, errb bytes.Buffer
-	if err := run([]string{"attack", srv.URL + "/ok", "--rate", "200/s", "--for", "250ms", "--json"}, &out, &errb); err != nil {
+	if err := run([]string{"attack", srv.URL + "/ok", "--rate", "200/s", "--for", "250ms", "--deadline", "10s", "--json"}, &out, &errb); err != nil {
 		t.Fatalf("attack: %v\n%s", err, errb.String())
 	}
 	var res struct {
