@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"strings"
 	"text/template"
+	"text/template/parse"
 )
 
 // HTTP methods a class may send (see [HTTP]).
@@ -23,18 +24,45 @@ type BodyData struct {
 	Class string
 }
 
-// MaxBodyBytes is the longest body a template may write.
+// MaxBodyBytes is the longest body [ExecuteBody] writes.
 const MaxBodyBytes = 1 << 20
+
+// errBodyAction is what [HTTP.BodyTemplate] returns for an action it does not allow.
+var errBodyAction = errors.New("expected only {{.ID}}, {{.Key}} and {{.Class}} (no functions, pipelines, conditions or loops)")
 
 // errBodyTooLong is what [ExecuteBody] returns for a body over [MaxBodyBytes].
 var errBodyTooLong = fmt.Errorf("body is longer than %d bytes", MaxBodyBytes)
 
-// BodyTemplate parses h.Body as a text/template; it returns nil for an empty body.
+// BodyTemplate parses h.Body as a text/template; it returns nil for an empty body. The
+// template may hold text and the actions {{.ID}}, {{.Key}} and {{.Class}} only (no
+// pipelines, functions, conditions or loops), so that writing a body takes time and
+// memory in proportion to the template.
 func (h HTTP) BodyTemplate() (*template.Template, error) {
 	if h.Body == "" {
 		return nil, nil
 	}
-	return template.New("body").Option("missingkey=error").Parse(h.Body)
+	t, err := template.New("body").Option("missingkey=error").Parse(h.Body)
+	if err != nil {
+		return nil, err
+	}
+	if len(t.Templates()) > 1 {
+		return nil, fmt.Errorf("body: {{define}} or {{block}}: %w", errBodyAction)
+	}
+	for _, n := range t.Tree.Root.Nodes {
+		switch n := n.(type) {
+		case *parse.TextNode, *parse.CommentNode:
+			continue
+		case *parse.ActionNode:
+			if p := n.Pipe; len(p.Decl) == 0 && len(p.Cmds) == 1 && len(p.Cmds[0].Args) == 1 {
+				if f, ok := p.Cmds[0].Args[0].(*parse.FieldNode); ok && len(f.Ident) == 1 && oneOf(f.Ident[0], "ID", "Key", "Class") {
+					continue
+				}
+			}
+		}
+		loc, _ := t.ErrorContext(n)
+		return nil, fmt.Errorf("%s: %s: %w", loc, n, errBodyAction)
+	}
+	return t, nil
 }
 
 // ExecuteBody writes t's body for d to buf, at most [MaxBodyBytes] of it.
@@ -70,6 +98,10 @@ func (v *validator) classHTTP(p string, h HTTP) {
 		}
 	}
 	t, err := h.BodyTemplate()
+	if errors.Is(err, errBodyAction) {
+		v.addf(p+".body", "body template: %s", err)
+		return
+	}
 	if err != nil {
 		v.addf(p+".body", "body template does not parse: %s; expected text/template syntax using {{.ID}}, {{.Key}} or {{.Class}}", templateMessage(err))
 		return

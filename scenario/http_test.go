@@ -24,8 +24,12 @@ func TestValidateHTTP(t *testing.T) {
 		{"path with space", `{path: "/a b"}`, "$.classes[0].http.path", "not a request path"},
 		{"path with fragment", `{path: "/a#b"}`, "$.classes[0].http.path", "not a request path"},
 		{"unparsable body", `{body: "{{.ID"}`, "$.classes[0].http.body", "does not parse"},
-		{"unknown field", `{body: "{{.Sku}}"}`, "$.classes[0].http.body", "can't evaluate field Sku"},
-		{"huge body", `{body: "{{range 2000000}}x{{end}}"}`, "$.classes[0].http.body", "longer than 1048576 bytes"},
+		{"unknown field", `{body: "{{.Sku}}"}`, "$.classes[0].http.body", "body:1:2: {{.Sku}}: expected only {{.ID}}, {{.Key}} and {{.Class}}"},
+		{"loop", `{body: "{{range 1000000000}}x{{end}}"}`, "$.classes[0].http.body", "{{range 1000000000}}"},
+		{"function", `{body: "{{printf \"%0999999999d\" .Key}}"}`, "$.classes[0].http.body", "expected only"},
+		{"condition", `{body: "{{if .Key}}x{{end}}"}`, "$.classes[0].http.body", "expected only"},
+		{"define", `{body: "{{define \"x\"}}y{{end}}{{.ID}}"}`, "$.classes[0].http.body", "expected only"},
+		{"comment", `{body: "{{/* the id */}}{{.ID}}"}`, "", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			src := strings.Replace(validBase, at, at+"    http: "+tc.http+"\n", 1)
