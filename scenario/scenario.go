@@ -140,8 +140,9 @@ type HTTP struct {
 	// Path is the path on the target, starting with /, with an optional ?query. Empty
 	// means /.
 	Path string `yaml:"path,omitempty" json:"path,omitempty,omitzero"`
-	// Body is a text/template of the request body, executed with a [BodyData] for each
-	// logical request: {{.ID}}, {{.Key}} and {{.Class}}. Empty sends no body.
+	// Body is the request body: text in which {{.ID}}, {{.Key}} and {{.Class}} (the only
+	// actions allowed) are replaced for each logical request (see [BodyData]). Empty sends
+	// no body.
 	Body string `yaml:"body,omitempty" json:"body,omitempty,omitzero"`
 }
 
