@@ -26,7 +26,9 @@ import (
 // DefaultMaxInFlight is the default bound on logical requests in flight.
 const DefaultMaxInFlight = 10_000
 
-// Clock is the attacker's time source: the one real-time part of a run.
+// Clock is the attacker's time source: the one real-time part of a run. Its time must
+// pass as the wall clock's (the attacker also waits on timers, and the target answers in
+// real time); a test can shift or observe it.
 type Clock interface {
 	Now() time.Time
 	// Sleep waits for d (or about d: the attacker measures what it gets).
@@ -151,8 +153,8 @@ func New(plan *Plan, target string, o Options) (*Attacker, error) {
 	return a, nil
 }
 
-// NewClient returns the client an [Attacker] uses by default: keep-alive connections up
-// to maxConns, no proxy, no compression, redirects not followed.
+// NewClient returns a net/http client for [Options.Client]: keep-alive connections up to
+// maxConns, no proxy, no compression, redirects not followed.
 func NewClient(maxConns int) *http.Client {
 	tr := &http.Transport{
 		DialContext:         (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
