@@ -130,6 +130,23 @@ type Class struct {
 	Entry string `yaml:"entry,omitempty" json:"entry,omitempty,omitzero"`
 	// Stages run in order on the entry's target service. At least one.
 	Stages []Stage `yaml:"stages" json:"stages"`
+	// HTTP is how the live load generator (goodput attack) sends the class's requests.
+	// The replay ignores it. Omitted, a class sends GET / with no body.
+	HTTP HTTP `yaml:"http,omitempty" json:"http,omitempty,omitzero"`
+}
+
+// HTTP is the request the live load generator sends for each logical request of a class.
+type HTTP struct {
+	// Method is the request method: GET (the default), HEAD, POST, PUT, PATCH, DELETE or
+	// OPTIONS.
+	Method string `yaml:"method,omitempty" json:"method,omitempty,omitzero" jsonschema:"enum=GET,enum=HEAD,enum=POST,enum=PUT,enum=PATCH,enum=DELETE,enum=OPTIONS"`
+	// Path is the path on the target, starting with /, with an optional ?query. Empty
+	// means /.
+	Path string `yaml:"path,omitempty" json:"path,omitempty,omitzero"`
+	// Body is the request body: text in which {{.ID}}, {{.Key}} and {{.Class}} (the only
+	// actions allowed) are replaced for each logical request (see [BodyData]). Empty sends
+	// no body.
+	Body string `yaml:"body,omitempty" json:"body,omitempty,omitzero"`
 }
 
 // Mutation kinds: the correctness-sensitive effects a stage can have. A mutation executed
@@ -1248,6 +1265,7 @@ func (v *validator) classes(n topoNames) {
 		if c.Deadline <= 0 {
 			v.addf(p+".deadline", "deadline is %s; expected a positive end-to-end deadline, e.g. 1.8s", c.Deadline)
 		}
+		v.classHTTP(p+".http", c.HTTP)
 		if c.Admission != "" && !oneOf(c.Admission, AdmissionContinuation, AdmissionLookup, AdmissionStandard, AdmissionSheddable) {
 			v.addf(p+".admission", "unknown admission class %q; expected continuation, lookup, standard or sheddable", c.Admission)
 		}

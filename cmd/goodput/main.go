@@ -6,6 +6,9 @@
 //
 //	goodput replay FILE.scenario.yaml [--seed N] [--out DIR] [--json] [--quiet] [--fail-on-objectives ARM[,ARM…]] [--junit FILE]
 //	goodput replay FILE.scenario.yaml --trials N [--shard i/n] [--parallel N] [--out DIR] [--json] [--fail-on-objectives ARM[,ARM…]] [--junit FILE]
+//	goodput attack FILE.scenario.yaml --target URL [--seed N] [--out DIR] [--json]
+//	goodput attack URL --rate 500/s --for 30s [--out DIR] [--json]
+//	goodput attack URL --rates 100/s,200/s,… --for 20s [--out DIR]
 //	goodput merge [--out DIR] [--json] SHARD...
 //	goodput report DIR [-o FILE] [--table-only | --html-only]
 //	goodput diff A B [--fail-above PCT] [--json]
@@ -40,6 +43,7 @@ type command struct {
 // commands lists the subcommands in the order `goodput help` prints them.
 var commands = []command{
 	{"replay", "replay a scenario: baseline and protected arms side by side", runReplay},
+	{"attack", "send open-loop load to a live URL: a scenario's, a fixed rate, or rate steps (the overload curve)", runAttack},
 	{"merge", "join the trials.json of a sweep's shards into the whole sweep's", runMerge},
 	{"report", "redraw the table and report.html from a packet directory, without replaying", runReport},
 	{"diff", "compare two packets figure by figure; --fail-above PCT gates regressions", runDiff},
