@@ -15,6 +15,8 @@ type limiter struct {
 	queue   []*waiter // waiting calls, oldest first; given-up ones are skipped when reached
 	head    int       // queue[head:] is the queue
 	waiting int       // waiters in the queue that have not given up
+
+	observe func(event string) // tests: called with "queued" and "gave-up"; nil otherwise
 }
 
 type waiter struct {
@@ -50,6 +52,9 @@ func (l *limiter) acquire(ctx context.Context, limit int, reject bool) acquireRe
 	l.queue = append(l.queue, w)
 	l.waiting++
 	l.mu.Unlock()
+	if l.observe != nil {
+		l.observe("queued")
+	}
 
 	select {
 	case <-w.ready:
@@ -68,6 +73,9 @@ func (l *limiter) acquire(ctx context.Context, limit int, reject bool) acquireRe
 		l.compactLocked() // memory stays O(calls waiting), even while no slot frees
 	}
 	l.mu.Unlock()
+	if l.observe != nil {
+		l.observe("gave-up")
+	}
 	return gaveUp
 }
 

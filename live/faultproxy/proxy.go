@@ -9,6 +9,7 @@ import (
 	"net/http/httputil"
 	"net/url"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -50,6 +51,7 @@ type Proxy struct {
 	seq      atomic.Uint64 // numbers the calls without an identity
 	rp       *httputil.ReverseProxy
 	control  http.Handler
+	observe  func(event string) // tests: called with "hung", "delay" and "cancelled"; nil otherwise
 }
 
 // New returns a proxy for cfg, or an error if cfg has no upstream or an invalid schedule.
@@ -76,6 +78,7 @@ func New(cfg Config) (*Proxy, error) {
 		Transport:    tr,
 		ErrorLog:     log.New(io.Discard, "", 0),
 		ErrorHandler: p.upstreamError,
+		BufferPool:   bufferPool{},
 	}
 	p.control = p.controlHandler()
 	return p, nil
@@ -164,7 +167,7 @@ func (p *Proxy) serve(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "faultproxy: over the concurrency ceiling", f.rejectStatus())
 		return
 	case gaveUp:
-		p.n.cancelled.Add(1)
+		p.cancelled()
 		return
 	}
 	defer p.release()
@@ -186,18 +189,24 @@ func (p *Proxy) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	if dec.Hang {
 		p.n.hung.Add(1)
+		if p.observe != nil {
+			p.observe("hung")
+		}
 		<-ctx.Done()
-		p.n.cancelled.Add(1)
+		p.cancelled()
 		return
 	}
 	if dec.Delay > 0 {
 		w.Header().Set(DelayHeader, dec.Delay.String())
 		t := time.NewTimer(dec.Delay)
+		if p.observe != nil {
+			p.observe("delay")
+		}
 		select {
 		case <-t.C:
 		case <-ctx.Done():
 			t.Stop()
-			p.n.cancelled.Add(1)
+			p.cancelled()
 			return
 		}
 	}
@@ -222,9 +231,34 @@ func (p *Proxy) release() { p.lim.release(p.Fault().Concurrency) }
 // has gone, else 502.
 func (p *Proxy) upstreamError(w http.ResponseWriter, r *http.Request, err error) {
 	if r.Context().Err() != nil {
-		p.n.cancelled.Add(1)
+		p.cancelled()
 		return
 	}
 	p.n.upstreamFailed.Add(1)
 	http.Error(w, fmt.Sprintf("faultproxy: upstream: %v", err), http.StatusBadGateway)
 }
+
+// CloseIdleConnections closes the transport's idle connections to the upstream; call it
+// once the server serving the proxy has shut down.
+func (p *Proxy) CloseIdleConnections() {
+	if c, ok := p.rp.Transport.(interface{ CloseIdleConnections() }); ok {
+		c.CloseIdleConnections()
+	}
+}
+
+// cancelled counts a call whose caller gave up before the answer.
+func (p *Proxy) cancelled() {
+	p.n.cancelled.Add(1)
+	if p.observe != nil {
+		p.observe("cancelled")
+	}
+}
+
+// bufferPool lends ReverseProxy its 32 KiB copy buffers, which it would otherwise allocate
+// for every call.
+type bufferPool struct{}
+
+var buffers = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }}
+
+func (bufferPool) Get() []byte  { return *buffers.Get().(*[]byte) }
+func (bufferPool) Put(b []byte) { buffers.Put(&b) }
