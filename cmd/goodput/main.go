@@ -10,6 +10,7 @@
 //	goodput verify FILE.packet.yaml
 //	goodput schema scenario|incident
 //	goodput incident check|render|site …
+//	goodput proxy --upstream URL [FILE.scenario.yaml --dependency NAME] [--listen ADDR] [--seed N] …
 //
 // default.pgo beside this file is a CPU profile of the Northstar replay; go build and go run
 // use it for profile-guided optimisation (docs/benchmarks.md says how to refresh it).
@@ -36,6 +37,7 @@ var commands = []command{
 	{"verify", "recompute a packet's declared arithmetic and compare it with the claimed figures", runVerify},
 	{"schema", "print the JSON Schema of a file format (scenario or incident)", runSchema},
 	{"incident", "check, render or index postmortem documents", runIncident},
+	{"proxy", "an HTTP fault proxy applying a dependency's faults on the timeline", runProxy},
 }
 
 // errUsage marks an error that is about how the command was called; main exits 2 for it.
