@@ -17,7 +17,8 @@
 //
 // The proxy reads the call's identity (control/identity's Idempotency-Key and
 // Goodput-Attempt) and absolute deadline (control/deadline's Goodput-Deadline); a
-// malformed header is answered 400. Under the fault's concurrency ceiling the call takes a
+// malformed header is answered 400. It reads the body into memory (up to [MaxBody]), as
+// net/http notices a caller leave only once the body is read. Under the fault's concurrency ceiling the call takes a
 // slot, or beyond it waits in FIFO order (beyond: wait) or is rejected (beyond: reject).
 // With the slot the dependency's work starts: the proxy counts a start after the deadline
 // the call carried and a start after the caller's context ended. Then the call hangs until

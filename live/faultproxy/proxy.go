@@ -1,6 +1,7 @@
 package faultproxy
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -154,6 +155,9 @@ func (p *Proxy) serve(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "faultproxy: "+err.Error(), http.StatusBadRequest)
 		return
 	}
+	if !p.readBody(w, r) {
+		return
+	}
 	var seq uint64
 	if !hasID {
 		seq = p.seq.Add(1)
@@ -262,3 +266,39 @@ var buffers = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }
 
 func (bufferPool) Get() []byte  { return *buffers.Get().(*[]byte) }
 func (bufferPool) Put(b []byte) { buffers.Put(&b) }
+
+// MaxBody is the largest request body the proxy takes, in bytes; a larger one is answered
+// 413.
+const MaxBody = 8 << 20
+
+// readBody reads the call's body into memory before the call waits: net/http notices a
+// caller leave (and ends the request's context) only once the body has been read, so a
+// caller with a body who gives up while waiting for a slot or during the added service
+// time would otherwise go unseen. It answers and returns false if the body cannot be read.
+func (p *Proxy) readBody(w http.ResponseWriter, r *http.Request) bool {
+	if r.Body == nil || r.Body == http.NoBody {
+		return true
+	}
+	b, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBody))
+	r.Body.Close()
+	if err != nil {
+		var mb *http.MaxBytesError
+		switch {
+		case errors.As(err, &mb):
+			p.n.malformed.Add(1)
+			http.Error(w, fmt.Sprintf("faultproxy: request body over %d bytes", MaxBody), http.StatusRequestEntityTooLarge)
+		case r.Context().Err() != nil:
+			p.cancelled()
+		default:
+			p.n.malformed.Add(1)
+			http.Error(w, "faultproxy: reading the request body: "+err.Error(), http.StatusBadRequest)
+		}
+		return false
+	}
+	r.ContentLength, r.TransferEncoding = int64(len(b)), nil
+	r.Body = http.NoBody
+	if len(b) > 0 {
+		r.Body = io.NopCloser(bytes.NewReader(b))
+	}
+	return true
+}

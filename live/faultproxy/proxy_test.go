@@ -50,7 +50,8 @@ func newLab(t *testing.T, upstream http.Handler, cfg Config) *lab {
 	l.srv = httptest.NewServer(p)
 	l.client = &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 100}}
 	t.Cleanup(func() {
-		l.srv.Close() // waits for the proxy's handlers
+		l.srv.CloseClientConnections() // ends the calls a failed test left waiting
+		l.srv.Close()                  // waits for the proxy's handlers
 		p.CloseIdleConnections()
 		l.client.CloseIdleConnections()
 	})
@@ -350,7 +351,10 @@ func TestProxyCancellationEvidence(t *testing.T) {
 	l.wait("queued")
 	// The protected caller gives up (its context ends at its deadline) while it waits.
 	ctx, cancel := context.WithCancel(context.Background())
-	gone := l.async(ctx, "gone", withDeadline(time.Now().Add(time.Minute)))
+	gone := make(chan result, 1) // a call with a body: the proxy must notice its caller leave
+	go func() {
+		gone <- l.call(ctx, "POST", "/work", "gone", 1, withDeadline(time.Now().Add(time.Minute)), "a body")
+	}()
 	l.wait("queued")
 	cancel()
 	l.wait("gave-up")
@@ -437,7 +441,11 @@ func TestProxyMalformed(t *testing.T) {
 			t.Errorf("%v: %d %q", h, r.status, r.body)
 		}
 	}
-	l.stats(Stats{Requests: 3, Malformed: 3})
+	big := strings.Repeat("x", MaxBody+1)
+	if r := l.call(context.Background(), "POST", "/", "", 0, nil, big); r.status != http.StatusRequestEntityTooLarge {
+		t.Errorf("a body over MaxBody: %d %q", r.status, r.body)
+	}
+	l.stats(Stats{Requests: 4, Malformed: 4})
 }
 
 func TestProxyUpstreamDown(t *testing.T) {

@@ -7,14 +7,15 @@ import (
 )
 
 // Stats are the proxy's counters since it was made, as GET /_goodput/stats returns them.
-// Every call counts in Requests and then in at most one of Malformed, Rejected or
-// WorkStarted; a started call is then Hung, answered an injected error (Errors), Forwarded,
-// or cut short by its caller (Cancelled, which also counts hung calls and calls that left
-// while waiting for a slot).
+// Every call counts in Requests and then in one of Malformed, Rejected, WorkStarted or
+// (its caller left before it got a slot) Cancelled; a started call is then Hung, answered
+// an injected error (Errors), Forwarded, or cut short by its caller (Cancelled, which so
+// counts hung calls too).
 type Stats struct {
 	// Requests is every call received on the data path.
 	Requests uint64 `json:"requests"`
-	// Malformed calls carried an unreadable deadline or identity header; answered 400.
+	// Malformed calls carried an unreadable deadline or identity header or body
+	// (answered 400), or a body over MaxBody (413).
 	Malformed uint64 `json:"malformed"`
 	// Rejected calls were over the concurrency ceiling under beyond: reject.
 	Rejected uint64 `json:"rejected"`
@@ -51,7 +52,7 @@ type counters struct {
 // metricDescs describe the counters for Prometheus, in the order of counterValues.
 var metricDescs = []*prometheus.Desc{
 	prometheus.NewDesc("goodput_proxy_requests_total", "Calls received on the data path.", nil, nil),
-	prometheus.NewDesc("goodput_proxy_malformed_total", "Calls with an unreadable deadline or identity header (400).", nil, nil),
+	prometheus.NewDesc("goodput_proxy_malformed_total", "Calls with an unreadable deadline or identity header or body (400, 413).", nil, nil),
 	prometheus.NewDesc("goodput_proxy_rejected_total", "Calls rejected over the concurrency ceiling.", nil, nil),
 	prometheus.NewDesc("goodput_proxy_work_started_total", "Calls whose work began (they got a slot).", nil, nil),
 	prometheus.NewDesc("goodput_proxy_work_started_after_deadline_total", "Calls whose work began after the deadline they carried.", nil, nil),
