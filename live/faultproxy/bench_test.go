@@ -16,8 +16,10 @@ import (
 
 // BenchmarkProxy measures what the proxy adds to a call on loopback: "direct" calls the
 // upstream, "proxy" the same through a Proxy with no fault (identity and deadline headers
-// read, a slot taken and given back, the call forwarded), "lean" through a hand-written
-// forwarder with no fault logic, the alternative to httputil.ReverseProxy. Each reports
+// read, a slot taken and given back, the call forwarded by httputil.ReverseProxy),
+// "proxy-lean" through a Proxy whose forwarder is the hand-written leanForwarder, "lean"
+// through leanForwarder alone, with no fault logic; "logic" is the proxy's own work on a call
+// without the network. Each reports
 // µs/req, one call at a time (latency), and the /parallel variants calls from GOMAXPROCS
 // goroutines (throughput).
 func BenchmarkProxy(b *testing.B) {
@@ -37,8 +39,12 @@ func BenchmarkProxy(b *testing.B) {
 	defer lt.CloseIdleConnections()
 	lean := httptest.NewServer(leanForwarder(lt, u))
 	defer lean.Close()
+	pl, _ := New(Config{Upstream: u})
+	pl.forward = leanForwarder(lt, u)
+	proxyLean := httptest.NewServer(pl)
+	defer proxyLean.Close()
 
-	for _, tc := range []struct{ name, url string }{{"direct", up.URL}, {"proxy", proxy.URL}, {"lean", lean.URL}} {
+	for _, tc := range []struct{ name, url string }{{"direct", up.URL}, {"proxy", proxy.URL}, {"proxy-lean", proxyLean.URL}, {"lean", lean.URL}} {
 		client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 1024}}
 		call := func(i int) {
 			req, _ := http.NewRequestWithContext(context.Background(), "GET", tc.url+"/x", nil)
@@ -72,6 +78,25 @@ func BenchmarkProxy(b *testing.B) {
 		})
 		client.CloseIdleConnections()
 	}
+
+	// The fault logic alone, without the network: a call through a Proxy whose forwarder
+	// answers at once, under a fault that draws a delay of zero cost (a ceiling to take,
+	// an error rate to draw).
+	b.Run("logic", func(b *testing.B) {
+		p, _ := New(Config{Upstream: u, Schedule: Schedule{Base: Fault{Concurrency: 100, ErrorRate: 0.0001}}})
+		p.forward = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {})
+		req := httptest.NewRequest("GET", "/x", nil)
+		identity.Inject(req.Header, identity.First("k"))
+		now := time.Now()
+		deadline.Inject(req.Header, now.Add(time.Hour), now)
+		w := httptest.NewRecorder()
+		start, n := time.Now(), 0
+		for b.Loop() {
+			p.ServeHTTP(w, req)
+			n++
+		}
+		b.ReportMetric(float64(time.Since(start).Microseconds())/float64(n), "µs/req")
+	})
 }
 
 // leanForwarder is the least a forwarder does: copy the request to the upstream, copy the

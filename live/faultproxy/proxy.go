@@ -51,6 +51,7 @@ type Proxy struct {
 	n        counters
 	seq      atomic.Uint64 // numbers the calls without an identity
 	rp       *httputil.ReverseProxy
+	forward  http.Handler // rp; the benchmark swaps in another forwarder
 	control  http.Handler
 	observe  func(event string) // tests: called with "hung", "delay" and "cancelled"; nil otherwise
 }
@@ -81,6 +82,7 @@ func New(cfg Config) (*Proxy, error) {
 		ErrorHandler: p.upstreamError,
 		BufferPool:   bufferPool{},
 	}
+	p.forward = p.rp
 	p.control = p.controlHandler()
 	return p, nil
 }
@@ -225,7 +227,7 @@ func (p *Proxy) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p.n.forwarded.Add(1)
-	p.rp.ServeHTTP(w, r)
+	p.forward.ServeHTTP(w, r)
 }
 
 // release gives the call's slot back under the ceiling in force now.
