@@ -265,6 +265,25 @@ func logFaults(ctx context.Context, p *faultproxy.Proxy, s faultproxy.Schedule, 
 			return
 		case <-t.C:
 		}
-		fmt.Fprintf(w, "goodput proxy: at %v: %v\n", scenario.Duration(at), s.At(at))
+		fmt.Fprintf(w, "goodput proxy: at %v: %v%s\n", scenario.Duration(at), s.At(at), windowNotes(s, at))
 	}
+}
+
+// windowNotes names the windows that begin or end at at, e.g. " (begins: storage
+// maintenance; ends: failover)"; "" if none has a note.
+func windowNotes(s faultproxy.Schedule, at time.Duration) string {
+	var notes []string
+	for _, w := range s.Windows {
+		switch {
+		case w.Note == "":
+		case w.At == at:
+			notes = append(notes, "begins: "+w.Note)
+		case w.For > 0 && w.At+w.For == at:
+			notes = append(notes, "ends: "+w.Note)
+		}
+	}
+	if len(notes) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(notes, "; ") + ")"
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/goodput-lab/goodput/control/identity"
 	"github.com/goodput-lab/goodput/live/faultproxy"
+	"github.com/goodput-lab/goodput/scenario"
 )
 
 var riskScenario = filepath.Join("..", "..", "live", "faultproxy", "testdata", "risk.scenario.yaml")
@@ -139,6 +140,29 @@ func TestProxyCommandFlagsOnly(t *testing.T) {
 	}
 	if err, _, stderr := stop(); err != nil || !strings.Contains(stderr, "with the fault flags, seed 0") {
 		t.Errorf("%v\n%s", err, stderr)
+	}
+}
+
+func TestWindowNotes(t *testing.T) {
+	sc, err := scenario.Load(riskScenario)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := faultproxy.FromScenario(sc, "payment-risk")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		at   time.Duration
+		want string
+	}{
+		{2 * time.Minute, " (begins: compaction; begins: failover of the primary)"},
+		{3 * time.Minute, " (ends: compaction)"},
+		{4 * time.Minute, ""},
+	} {
+		if got := windowNotes(s, tc.at); got != tc.want {
+			t.Errorf("windowNotes(%v) = %q; want %q", tc.at, got, tc.want)
+		}
 	}
 }
 
