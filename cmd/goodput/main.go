@@ -16,6 +16,7 @@
 //	goodput schema scenario|incident
 //	goodput incident check [--lenient] FILE|DIR…
 //	goodput incident render|site …
+//	goodput proxy --upstream URL [FILE.scenario.yaml --dependency NAME] [--listen ADDR] [--seed N] …
 //	goodput version (or goodput --version)
 //
 // Every command exits 0 on success, 1 on an error (a bad input file, a failed invariant or
@@ -50,6 +51,7 @@ var commands = []command{
 	{"verify", "recompute a packet's declared arithmetic and compare it with the claimed figures", runVerify},
 	{"schema", "print the JSON Schema of a file format (scenario or incident)", runSchema},
 	{"incident", "check, render or index postmortem documents", runIncident},
+	{"proxy", "an HTTP fault proxy applying a dependency's faults on the timeline", runProxy},
 	{"version", "print the module version, VCS revision, Go version and model_version", runVersion},
 }
 
