@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -45,6 +46,12 @@ type Service struct {
 	risk    *client
 	payment *client
 	base    *http.Transport
+
+	// ErrorLog, when set before serving, is called with a database error that follows a
+	// success (the first of each run of failures), so a database that stops is reported
+	// once, not once per request.
+	ErrorLog func(error)
+	failing  atomic.Bool
 
 	committed *prometheus.CounterVec
 	refused   *prometheus.CounterVec
@@ -302,8 +309,8 @@ func (s *Service) commit(w http.ResponseWriter, ctx context.Context, route Route
 	ctx, cancel := context.WithTimeout(ctx, commitTimeout)
 	defer cancel()
 	got, created, err := s.store.Commit(ctx, o)
+	s.databaseError(route, err)
 	if err != nil {
-		s.dbErrors.WithLabelValues(route.String()).Inc()
 		fail(w, http.StatusServiceUnavailable, ReasonDatabase, fmt.Sprintf("order not committed: database %s: %v", s.store.Where, err))
 		return
 	}
@@ -324,14 +331,27 @@ func (s *Service) lookup(w http.ResponseWriter, r *http.Request) {
 	defer cancel()
 	controlhttp.Started(ctx)
 	o, ok, err := s.store.Order(ctx, key)
+	s.databaseError(Lookup, err)
 	switch {
 	case err != nil:
-		s.dbErrors.WithLabelValues(Lookup.String()).Inc()
 		fail(w, http.StatusServiceUnavailable, ReasonDatabase, fmt.Sprintf("order not read: database %s: %v", s.store.Where, err))
 	case !ok:
 		fail(w, http.StatusNotFound, "not-found", fmt.Sprintf("no order %q", key))
 	default:
 		writeJSON(w, http.StatusOK, answer{Order: o})
+	}
+}
+
+// databaseError counts a database error of route and reports the first of a run of them;
+// a nil err ends the run.
+func (s *Service) databaseError(route Route, err error) {
+	if err == nil {
+		s.failing.Store(false)
+		return
+	}
+	s.dbErrors.WithLabelValues(route.String()).Inc()
+	if !s.failing.Swap(true) && s.ErrorLog != nil {
+		s.ErrorLog(fmt.Errorf("database %s: %w", s.store.Where, err))
 	}
 }
 
