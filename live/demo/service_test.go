@@ -37,10 +37,11 @@ type lab struct {
 }
 
 type labOptions struct {
-	arm  string
-	dsn  string       // default: a SQLite file in t.TempDir
-	risk http.Handler // default: the stub
-	edit func(*Config)
+	arm     string
+	dsn     string       // default: a SQLite file in t.TempDir
+	risk    http.Handler // default: the stub
+	payment http.Handler // default: the stub
+	edit    func(*Config)
 }
 
 func newLab(t *testing.T, o labOptions) *lab {
@@ -59,7 +60,13 @@ func newLab(t *testing.T, o labOptions) *lab {
 		t.Cleanup(r.Close)
 		riskURL = r.URL
 	}
-	l.cfg, err = FromScenario(sc, o.arm, map[string]string{"payment-risk": riskURL, "payment": stubSrv.URL})
+	paymentURL := stubSrv.URL
+	if o.payment != nil {
+		p := httptest.NewServer(o.payment)
+		t.Cleanup(p.Close)
+		paymentURL = p.URL
+	}
+	l.cfg, err = FromScenario(sc, o.arm, map[string]string{"payment-risk": riskURL, "payment": paymentURL})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -406,6 +413,46 @@ func testDatabaseClosed(t *testing.T, dsn string) {
 			a, err := db.Audit(context.Background())
 			if err != nil || a.Orders < int64(len(acked)) || a.Duplicates != 0 {
 				t.Errorf("audit %+v, %v; want at least the %d acknowledged orders", a, err, len(acked))
+			}
+		})
+	}
+}
+
+// The baseline retries a failed payment call as the dependency's retries say (max 1, on
+// timeout and error); the protected arm's transport retries only transient failures
+// under its budget.
+func TestDependencyRetries(t *testing.T) {
+	for _, tc := range []struct {
+		arm     string
+		failure int // the status of the payment's first answer
+		status  int // the checkout's
+		calls   int32
+	}{
+		{"baseline", 500, 201, 2},  // error: retried
+		{"baseline", 429, 502, 1},  // overload: not in its triggers
+		{"baseline", 400, 502, 1},  // refused: never retried
+		{"protected", 503, 201, 2}, // transient: retried under the budget
+		{"protected", 500, 502, 1}, // unclassified: not retried
+		{"protected", 429, 502, 1}, // overload: never retried
+	} {
+		t.Run(fmt.Sprintf("%s/%d", tc.arm, tc.failure), func(t *testing.T) {
+			var calls atomic.Int32
+			var l *lab
+			payment := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if calls.Add(1) == 1 {
+					io.Copy(io.Discard, r.Body)
+					w.WriteHeader(tc.failure)
+					return
+				}
+				l.stub.ServeHTTP(w, r)
+			})
+			l = newLab(t, labOptions{arm: tc.arm, payment: payment})
+			status, reason, body := l.do(t, "POST", "/checkout", "r-1", "")
+			if status != tc.status || calls.Load() != tc.calls {
+				t.Errorf("%d %s %q after %d payment calls; want %d after %d", status, reason, body, calls.Load(), tc.status, tc.calls)
+			}
+			if status == 502 && (reason != ReasonDependency || !strings.Contains(body, fmt.Sprintf("payment answered %d", tc.failure))) {
+				t.Errorf("502 %s %q; want reason %s naming the payment's answer", reason, body, ReasonDependency)
 			}
 		})
 	}
