@@ -20,7 +20,9 @@
 // database refused a duplicate, and 503 (reason [ReasonDatabase]) when the
 // database failed: the answer is written only after the commit has returned, so
 // no acknowledged order is missing from the database. A failed dependency is 502,
-// or 504 when it timed out (reason [ReasonDependency]).
+// or 504 when it timed out (reason [ReasonDependency]); a commit abandoned because
+// the caller left or its deadline passed, under an arm that cancels, is 504 (reason
+// [ReasonAbandoned]).
 //
 // # Arms
 //

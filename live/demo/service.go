@@ -28,6 +28,7 @@ import (
 const (
 	ReasonDatabase   = "database"   // the order could not be committed or read
 	ReasonDependency = "dependency" // the risk check or the payment failed
+	ReasonAbandoned  = "abandoned"  // the caller left or its deadline passed before the commit returned
 )
 
 // maxBody is the longest request body the service reads.
@@ -305,10 +306,16 @@ func (s *Service) pay(w http.ResponseWriter, r *http.Request) {
 // commit commits o and answers: 201 with the new order, 200 with the existing one when
 // the database refused a duplicate, 503 when the commit failed. It answers only after the
 // commit has returned, so no order is acknowledged that the database does not hold.
-func (s *Service) commit(w http.ResponseWriter, ctx context.Context, route Route, o Order) {
-	ctx, cancel := context.WithTimeout(ctx, commitTimeout)
+func (s *Service) commit(w http.ResponseWriter, work context.Context, route Route, o Order) {
+	ctx, cancel := context.WithTimeout(work, commitTimeout)
 	defer cancel()
 	got, created, err := s.store.Commit(ctx, o)
+	if err != nil && work.Err() != nil {
+		// The caller left or its deadline passed, under an arm that cancels: the commit
+		// was abandoned, not refused by the database.
+		fail(w, http.StatusGatewayTimeout, ReasonAbandoned, fmt.Sprintf("order not committed: %v", work.Err()))
+		return
+	}
 	s.databaseError(route, err)
 	if err != nil {
 		fail(w, http.StatusServiceUnavailable, ReasonDatabase, fmt.Sprintf("order not committed: database %s: %v", s.store.Where, err))
@@ -327,10 +334,15 @@ func (s *Service) commit(w http.ResponseWriter, ctx context.Context, route Route
 // lookup serves a status lookup: the order from the database, 404 when there is none.
 func (s *Service) lookup(w http.ResponseWriter, r *http.Request) {
 	key := r.PathValue("id")
-	ctx, cancel := context.WithTimeout(s.work(r), commitTimeout)
+	work := s.work(r)
+	controlhttp.Started(work)
+	ctx, cancel := context.WithTimeout(work, commitTimeout)
 	defer cancel()
-	controlhttp.Started(ctx)
 	o, ok, err := s.store.Order(ctx, key)
+	if err != nil && work.Err() != nil {
+		fail(w, http.StatusGatewayTimeout, ReasonAbandoned, fmt.Sprintf("order not read: %v", work.Err()))
+		return
+	}
 	s.databaseError(Lookup, err)
 	switch {
 	case err != nil:

@@ -82,7 +82,8 @@ func IsPostgres(dsn string) bool {
 // Open opens the database dsn names and creates the tables if they are missing: a
 // PostgreSQL URL (postgres://user:password@host/db) through pgx, anything else a SQLite
 // file path, created if missing, in WAL mode with a 10 s busy timeout and full
-// synchronous commits. Close the Store when done.
+// synchronous commits. At most 32 connections are open to PostgreSQL, 8 to SQLite. Close
+// the Store when done.
 func Open(ctx context.Context, dsn string) (*Store, error) {
 	if dsn == "" {
 		return nil, errors.New("demo: no database: expected a SQLite file path or a postgres:// URL")
@@ -101,6 +102,14 @@ func Open(ctx context.Context, dsn string) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("demo: database %s: %w", s.Where, err)
 	}
+	// Bounded pools: PostgreSQL's connection limit (100 by default) is shared with other
+	// clients; SQLite has one writer at a time, so more connections only wait on its lock.
+	conns := 8
+	if s.postgres {
+		conns = 32
+	}
+	s.db.SetMaxOpenConns(conns)
+	s.db.SetMaxIdleConns(conns)
 	for _, q := range schema {
 		if _, err := s.db.ExecContext(ctx, q); err != nil {
 			s.db.Close()
