@@ -90,12 +90,7 @@ func (r *Recorder) Finish(objectives []ObjectiveSpec) Arm {
 		t.CancelsCompleted += l.cancels
 	}
 	a.Amplification.Total = maxLayerRatio(r.layerAttempts(), t.Offered)
-	for i := range r.rows {
-		row := &r.rows[i]
-		if v, ok := row.Amplification(); ok && row.T < r.end() && v > a.Amplification.Peak {
-			a.Amplification.Peak, a.Amplification.PeakAt = v, roundS(row.T)
-		}
-	}
+	a.Amplification.Peak, a.Amplification.PeakAt = r.peakAmplification()
 	t.Suppressed = r.suppressed
 	rr, _ := ratio(t.Retries, t.Admitted)
 	a.Retry = Retry{Retries: t.Retries, Ratio: round(rr, 4), Suppressed: r.suppressed, SuppressedBy: r.suppressedBy.counts(), Budget: r.budget}
@@ -191,17 +186,7 @@ func (r *Recorder) Finish(objectives []ObjectiveSpec) Arm {
 		a.Caches = append(a.Caches, cs)
 	}
 
-	// Recovery: from RecoveryAfter, else the first time_to_normal objective's After.
-	after := r.cfg.RecoveryAfter
-	if after == 0 {
-		for _, s := range objectives {
-			if s.Metric == "time_to_normal" {
-				after = s.After
-				break
-			}
-		}
-	}
-	a.Recovery = r.recovery(after)
+	a.Recovery = r.recovery(r.recoveryAfter(objectives))
 
 	for _, s := range objectives {
 		a.Objectives = append(a.Objectives, r.evaluate(s))
@@ -226,6 +211,52 @@ func (r *Recorder) Finish(objectives []ObjectiveSpec) Arm {
 		a.Dependencies = []DependencyStats{}
 	}
 	return a
+}
+
+// Evaluate fills in what [Recorder.Finish] derives from an arm's series and populations,
+// by Finish's own rules, for an arm that no Recorder built (a live run's): the
+// amplification peak, the objectives of specs, the recovery timings and the invariants.
+// It reads a.Series, Tick, Duration, Totals, Classes, Layers and Duplicates. A latency
+// objective takes its percentile from a.Latency (or its class's); one with a window or a
+// state has no data, since the arm keeps no histogram to cut by time. Of cfg, only
+// StableFraction, DrainAge and RecoveryAfter count, as for a Recorder.
+func (a *Arm) Evaluate(specs []ObjectiveSpec, cfg Config) {
+	r := NewRecorder(Config{Tick: a.Tick, Duration: a.Duration, StableFraction: cfg.StableFraction,
+		DrainAge: cfg.DrainAge, RecoveryAfter: cfg.RecoveryAfter})
+	r.rows, r.fixed = a.Series, a
+	a.Amplification.Peak, a.Amplification.PeakAt = r.peakAmplification()
+	a.Recovery = r.recovery(r.recoveryAfter(specs))
+	a.Objectives = []Objective{}
+	for _, s := range specs {
+		a.Objectives = append(a.Objectives, r.evaluate(s))
+	}
+	a.Invariants = r.invariants(a)
+}
+
+// peakAmplification is the largest amplification of one tick of the run, and the start of
+// that tick (see [Amplification.Peak]).
+func (r *Recorder) peakAmplification() (peak float64, at time.Duration) {
+	for i := range r.rows {
+		row := &r.rows[i]
+		if v, ok := row.Amplification(); ok && row.T < r.end() && v > peak {
+			peak, at = v, roundS(row.T)
+		}
+	}
+	return peak, at
+}
+
+// recoveryAfter is the instant recovery is measured from: RecoveryAfter, else the first
+// time_to_normal objective's After, else 0.
+func (r *Recorder) recoveryAfter(objectives []ObjectiveSpec) time.Duration {
+	if r.cfg.RecoveryAfter != 0 {
+		return r.cfg.RecoveryAfter
+	}
+	for _, s := range objectives {
+		if s.Metric == "time_to_normal" {
+			return s.After
+		}
+	}
+	return 0
 }
 
 // layerAttempts returns the attempts at every layer over the run.
