@@ -181,6 +181,10 @@ func (r *Recorder) evaluate(s ObjectiveSpec) Objective {
 		})
 	case s.Metric == "time_to_normal":
 		o.Unit = "s"
+		if !slices.ContainsFunc(r.rows, func(row Row) bool { return row.Sampled }) {
+			ok, note = false, "no tick sampled the load state or the queues"
+			break
+		}
 		if s.After >= r.end() {
 			ok, note = false, fmt.Sprintf("the run ends at %v, before t=%v", r.end(), s.After)
 			break
