@@ -387,6 +387,7 @@ func TestJoinErrors(t *testing.T) {
 		{"clock", packet.Packet{Scenario: "lab-test", Seed: 3, Arms: []packet.Arm{func() packet.Arm { r := replayArm; r.Tick = 2 * time.Second; return r }()}}, "expected one clock"},
 		{"clash", packet.Packet{Scenario: "lab-test", Seed: 3, Arms: []packet.Arm{replayArm}}, "two arms named baseline_replay"},
 		{"empty", packet.Packet{Scenario: "lab-test", Seed: 3}, "each with arms"},
+		{"not a replay", packet.Packet{Scenario: "lab-test", Seed: 3, Arms: []packet.Arm{a}}, `source "live"; expected a replay's own packet`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
