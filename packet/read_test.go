@@ -206,6 +206,8 @@ func TestReadErrors(t *testing.T) {
 		{name: "trailing data", js: append(bytes.Clone(js), "{}"...), want: "data after the packet's closing brace"},
 		{name: "no arms", js: []byte(`{"scenario": "x", "seed": 1, "arms": []}`), want: "has no arms"},
 		{name: "duplicate arm", js: replace(js, `"name": "protected"`, `"name": "baseline"`), want: `a second arm named "baseline"`},
+		{name: "unknown source", js: replace(js, `"name": "protected",`, `"name": "protected", "source": "simulated",`), want: `packet.json:320:28: arms[1] (protected): source "simulated"`},
+		{name: "unknown source position", js: replace(js, `"name": "protected",`, "\"name\": \"protected\",\n\"source\": \"simulated\","), want: `arms[1] (protected): source "simulated"; expected "live" or "replay"`},
 		{name: "duration out of range", js: replace(js, `"tick_ms": 1000`, `"tick_ms": 1e300`), want: "arms[0].tick_ms is 1e+300, out of the range of a duration"},
 		{name: "empty series", series: []byte{}, want: "series.csv: empty"},
 		{name: "header", series: replace(series, "offered_per_s", "offered"), want: `series.csv:1: column 4 is "offered", expected "offered_per_s"`},
@@ -279,6 +281,13 @@ func TestReadLimits(t *testing.T) {
 // accepts must write files that read back to the same files.
 func FuzzRead(f *testing.F) {
 	js, series, events := render(f, syntheticPacket())
+	f.Add(js, series, events)
+	lab := syntheticPacket()
+	lab.Arms[0].Source, lab.Arms[1].Source = SourceLive, SourceReplay
+	lab.Arms[0].Live = &Live{Sent: 9, Unsent: 1, FailedBy: map[string]int64{"timeout": 2}, Elapsed: 1500 * time.Millisecond,
+		Overhead: Overhead{GeneratorCPUPerRequest: 21 * time.Microsecond, Cores: 2, CPUShare: 0.25},
+		Proxies:  []ProxyEvidence{{Dependency: "db", Requests: 12, StartedAfterDeadline: 3}}}
+	js, series, events = render(f, lab)
 	f.Add(js, series, events)
 	for _, dir := range committedPackets(f) {
 		var b [3][]byte

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/goodput-lab/goodput/packet"
+	"github.com/goodput-lab/goodput/trials"
 )
 
 // Table writes the arms of p side by side: a header naming the scenario, the seed and the
@@ -28,6 +29,7 @@ func writeTable(w io.Writer, p *packet.Packet, width int) error {
 		return err
 	}
 	build(p.Arms).render(&out, width)
+	againstLive(&out, p.Arms, width)
 	footer(&out, p.Arms, width)
 	_, err := w.Write(out.Bytes())
 	return err
@@ -38,7 +40,7 @@ func header(b *bytes.Buffer, p *packet.Packet, width int) {
 	if len(p.Arms) == 1 {
 		arms = "arm"
 	}
-	headerLine(b, width, fmt.Sprintf("goodput replay: %s", p.Scenario), fmt.Sprintf("seed %d", p.Seed), summary(p),
+	headerLine(b, width, fmt.Sprintf("%s: %s", tool(p.Arms), p.Scenario), fmt.Sprintf("seed %d", p.Seed), summary(p),
 		fmt.Sprintf("%d %s", len(p.Arms), arms))
 	if len(p.Set) > 0 {
 		writeWrapped(b, "set: "+strings.Join(p.Set, "; "), width)
@@ -329,6 +331,53 @@ func build(arms []packet.Arm) *table {
 		}
 	}
 
+	if slices.ContainsFunc(arms, func(a packet.Arm) bool { return a.Live != nil }) {
+		live := func(f func(l *packet.Live) string) func(a packet.Arm) string {
+			return func(a packet.Arm) string {
+				if a.Live == nil {
+					return "–"
+				}
+				return f(a.Live)
+			}
+		}
+		cpu := func(d time.Duration) string { return Float(packet.Milliseconds(d), 3) }
+		t.section(sectionLive)
+		t.value("sent by the generator", live(func(l *packet.Live) string { return Int(l.Sent) }))
+		t.value("not sent: deadline passed with every worker busy", live(func(l *packet.Live) string { return Int(l.Unsent) }))
+		t.value("generator's send lateness p99 (ms)", live(func(l *packet.Live) string { return msCell(l.Lateness.Count, l.Lateness.P99) }))
+		t.value("generator CPU per attempt (ms)", live(func(l *packet.Live) string { return cpu(l.Overhead.GeneratorCPUPerRequest) }))
+		t.value("proxy CPU per call (ms)", live(func(l *packet.Live) string { return cpu(l.Overhead.ProxyCPUPerRequest) }))
+		t.value("the lab's share of the machine's CPU", live(func(l *packet.Live) string {
+			if l.Overhead.Cores == 0 {
+				return "–"
+			}
+			return Float(100*l.Overhead.CPUShare, 1) + "%"
+		}))
+		for _, dep := range union(arms, func(a packet.Arm) []string {
+			var n []string
+			if a.Live != nil {
+				for _, p := range a.Live.Proxies {
+					n = append(n, p.Dependency)
+				}
+			}
+			return n
+		}) {
+			proxy := func(f func(p packet.ProxyEvidence) int64) func(a packet.Arm) string {
+				return live(func(l *packet.Live) string {
+					for _, p := range l.Proxies {
+						if p.Dependency == dep {
+							return Int(f(p))
+						}
+					}
+					return "–"
+				})
+			}
+			t.value(dep+" calls at its proxy", proxy(func(p packet.ProxyEvidence) int64 { return p.Requests }))
+			t.value(dep+" work started after the deadline", proxy(func(p packet.ProxyEvidence) int64 { return p.StartedAfterDeadline }))
+			t.value(dep+" work started after the caller left", proxy(func(p packet.ProxyEvidence) int64 { return p.StartedAfterCancel }))
+		}
+	}
+
 	t.section("Load state")
 	t.value("transitions", func(a packet.Arm) string { return Int(int64(len(a.Transitions))) })
 
@@ -397,6 +446,146 @@ const (
 	recoveryDrained    = "queues drained"
 	recoveryNormal     = "back to Normal"
 )
+
+// sectionLive heads the live run's own figures; sectionAgainstLive the replay's distance
+// from the live run.
+const (
+	sectionLive        = "Live run: the generator, the lab's own CPU and the fault proxies' evidence"
+	sectionAgainstLive = "Replay against the live run"
+)
+
+// tool names what wrote the packet: goodput lab for one with a live arm.
+func tool(arms []packet.Arm) string {
+	if slices.ContainsFunc(arms, func(a packet.Arm) bool { return a.IsLive() }) {
+		return "goodput lab"
+	}
+	return "goodput replay"
+}
+
+// livePair is a live arm and the replay beside it in a lab packet.
+type livePair struct{ live, replay *packet.Arm }
+
+// livePairs are the live arms of arms that have their replay ([packet.ReplayName]) beside
+// them, in the arms' order.
+func livePairs(arms []packet.Arm) []livePair {
+	var out []livePair
+	for i := range arms {
+		if !arms[i].IsLive() {
+			continue
+		}
+		name := packet.ReplayName(arms[i].Name)
+		if j := slices.IndexFunc(arms, func(a packet.Arm) bool { return a.Name == name && a.Source == packet.SourceReplay }); j >= 0 {
+			out = append(out, livePair{&arms[i], &arms[j]})
+		}
+	}
+	return out
+}
+
+// pairFigure is one figure of the replay against the live run: a sweep's figure
+// ([trials.Figures]), or with rate set that figure per second of the run.
+type pairFigure struct {
+	label string
+	fig   trials.Figure
+	rate  bool
+}
+
+// pairFigures are the figures the replay is held against the live run by, in order.
+func pairFigures() []pairFigure {
+	byKey := map[string]trials.Figure{}
+	for _, f := range trials.Figures() {
+		byKey[f.Key] = f
+	}
+	return []pairFigure{
+		{label: "offered per s", fig: byKey["offered"], rate: true},
+		{label: "goodput / offered", fig: byKey["goodput_fraction"]},
+		{label: "goodput per s", fig: byKey["goodput"], rate: true},
+		{label: "attempts per offered (the most amplified layer)", fig: byKey["amplification"]},
+		{label: "completion latency p50 (ms)", fig: byKey["latency_p50_ms"]},
+		{label: "completion latency p99 (ms)", fig: byKey["latency_p99_ms"]},
+		{label: "oldest queue age, highest sample (ms)", fig: byKey["queue_age_max_ms"]},
+		{label: "retries / admitted", fig: byKey["retry_ratio"]},
+		{label: "rejected", fig: byKey["rejected"]},
+		{label: "duplicate mutations", fig: byKey["duplicates"]},
+	}
+}
+
+// value is the figure on arm a, and whether a measured it.
+func (f pairFigure) value(a *packet.Arm) (float64, bool) {
+	v, ok := f.fig.Value(a)
+	if f.rate {
+		secs := packet.Seconds(a.Duration)
+		return v / max(secs, 1e-9), ok && secs > 0
+	}
+	return v, ok
+}
+
+// text formats a value of the figure as the sweep tables do (signed for a difference).
+func (f pairFigure) text(v float64, signed bool) string {
+	if f.rate {
+		s := Float(v, 1)
+		if signed && strings.Trim(s, "0.,-") != "" {
+			if strings.HasPrefix(s, "-") {
+				return "−" + s[1:]
+			}
+			return "+" + s
+		}
+		return strings.TrimPrefix(s, "-")
+	}
+	return figureValue(f.fig, v, signed)
+}
+
+// againstLive writes, for a packet with live arms and their replays, how far each replay
+// is from its live run, figure by figure: live, replay, replay − live and that relative
+// to live. A figure an arm did not measure (a live run samples no queue) is a dash.
+func againstLive(b *bytes.Buffer, arms []packet.Arm, width int) {
+	pairs := livePairs(arms)
+	if len(pairs) == 0 {
+		return
+	}
+	g := &grid{right: true, groups: []colGroup{{units: []string{"live", "replay", "replay − live", "%"}}}}
+	for _, pr := range pairs {
+		g.heading(fmt.Sprintf("  %s (live) against %s", pr.live.Name, pr.replay.Name))
+		for _, f := range pairFigures() {
+			lv, lok := f.value(pr.live)
+			rv, rok := f.value(pr.replay)
+			cells := []string{"–", "–", "", ""}
+			if lok {
+				cells[0] = f.text(lv, false)
+			}
+			if rok {
+				cells[1] = f.text(rv, false)
+			}
+			if lok && rok {
+				cells[2], cells[3] = f.text(rv-lv, true), relative(lv, rv)
+			}
+			g.row("    "+f.label, cells...)
+		}
+	}
+	var out bytes.Buffer
+	out.WriteString("\n")
+	writeWrapped(&out, sectionAgainstLive, width)
+	if !g.render(&out, width, 24) {
+		g.render(&out, width, 0)
+	}
+	b.Write(out.Bytes())
+}
+
+// relative is replay − live relative to live, as goodput diff writes a change: "+12.5%",
+// "−3.0%", "0%"; "–" when live is 0 and the replay not.
+func relative(live, replay float64) string {
+	switch {
+	case live == replay:
+		return "0%"
+	case live == 0:
+		return "–"
+	}
+	p := 100 * (replay - live) / math.Abs(live)
+	s := Float(math.Abs(p), 1)
+	if p < 0 {
+		return "−" + s + "%"
+	}
+	return "+" + s + "%"
+}
 
 // attemptsLabel says what the attempts total adds up: every try at each of n layers.
 func attemptsLabel(n int) string {

@@ -272,3 +272,60 @@ func TestSetShown(t *testing.T) {
 		t.Error("the page does not say what was set")
 	}
 }
+
+// labPacket is a lab's packet: each arm run live (no samples, the lab's own figures) and
+// its replay beside it.
+func labPacket() *packet.Packet {
+	p := &packet.Packet{Scenario: "synthetic", Seed: 42}
+	for i, name := range []string{"baseline", "protected"} {
+		live := seededArm(name, i == 1, 9)
+		live.Source, live.Samples = packet.SourceLive, 0
+		live.Series = append([]packet.Row(nil), live.Series...)
+		for j := range live.Series {
+			live.Series[j].Sampled, live.Series[j].Sample = false, packet.Sample{}
+		}
+		live.Transitions = []packet.Transition{}
+		live.Live = &packet.Live{Sent: live.Totals.Offered - 3, Unsent: 3, Lateness: packet.Percentiles{Count: 9997, P99: 2 * time.Millisecond},
+			Overhead: packet.Overhead{GeneratorCPUPerRequest: 21 * time.Microsecond, ProxyCPUPerRequest: 9 * time.Microsecond, Cores: 2, CPUShare: 0.0315},
+			Proxies:  []packet.ProxyEvidence{{Dependency: "payment-risk", Requests: 10400, WorkStarted: 10390, StartedAfterDeadline: int64(120 - 110*i), StartedAfterCancel: 4}}}
+		replay := seededArm(name, i == 1, 3)
+		replay.Name, replay.Source = packet.ReplayName(name), packet.SourceReplay
+		for j := range replay.Events {
+			replay.Events[j].Arm = replay.Name
+		}
+		p.Arms = append(p.Arms, live, replay)
+	}
+	return p
+}
+
+// TestTableLabGolden pins the table of a lab's packet: the live run's own figures and the
+// replay against the live run, figure by figure.
+func TestTableLabGolden(t *testing.T) {
+	for _, width := range []int{100, 80} {
+		var b bytes.Buffer
+		if err := (Terminal{Width: width}).Table(&b, labPacket()); err != nil {
+			t.Fatal(err)
+		}
+		out := b.String()
+		for _, want := range []string{"goodput lab: synthetic", "run live and simulated", "Replay against the live run", "baseline (live) against baseline_replay"} {
+			if !strings.Contains(out, want) {
+				t.Errorf("width %d: the table lacks %q", width, want)
+			}
+		}
+		golden(t, fmt.Sprintf("table-lab-%d.txt", width), b.Bytes())
+	}
+}
+
+func TestRelative(t *testing.T) {
+	tests := []struct {
+		live, replay float64
+		want         string
+	}{
+		{100, 110, "+10.0%"}, {100, 90, "−10.0%"}, {0, 0, "0%"}, {0, 5, "–"}, {-2, -1, "+50.0%"}, {0.9, 0.85, "−5.6%"},
+	}
+	for _, tt := range tests {
+		if got := relative(tt.live, tt.replay); got != tt.want {
+			t.Errorf("relative(%v, %v) = %q, want %q", tt.live, tt.replay, got, tt.want)
+		}
+	}
+}
