@@ -418,9 +418,7 @@ func compile(sc *scenario.Scenario) (*plan, error) {
 	}
 	p.layers = append(p.layers, p.depNames...)
 
-	for _, o := range sc.Objectives {
-		p.objectives = append(p.objectives, objectiveSpec(o))
-	}
+	p.objectives = Objectives(sc)
 	for _, a := range sc.Alerts {
 		ap := alertPlan{name: a.Name, metric: a.Metric, hold: a.For.Std()}
 		b := a.Above
@@ -450,6 +448,16 @@ func compileRetries(r scenario.Retries) retryPlan {
 		}
 	}
 	return rp
+}
+
+// Objectives maps a scenario's objectives to the packet's specs, in order: what a replay
+// measures and what [packet.Arm.Evaluate] measures for an arm no replay built (a live run's).
+func Objectives(sc *scenario.Scenario) []packet.ObjectiveSpec {
+	var out []packet.ObjectiveSpec
+	for _, o := range sc.Objectives {
+		out = append(out, objectiveSpec(o))
+	}
+	return out
 }
 
 // objectiveSpec maps a scenario objective to the packet's spec, converting its bounds to

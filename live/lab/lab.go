@@ -10,6 +10,7 @@ import (
 
 	"github.com/goodput-lab/goodput/live/faultproxy"
 	"github.com/goodput-lab/goodput/live/loadgen"
+	"github.com/goodput-lab/goodput/model"
 	"github.com/goodput-lab/goodput/packet"
 	"github.com/goodput-lab/goodput/scenario"
 )
@@ -113,7 +114,7 @@ func Arm(name string, sc *scenario.Scenario, res *loadgen.Result, extra LiveCoun
 
 	a.Series = series(res, len(entries.layers) == 1, extra.DuplicatesByTick)
 	a.Live = live(res, extra, entries.layers)
-	a.Evaluate(Objectives(sc), packet.Config{})
+	a.Evaluate(model.Objectives(sc), packet.Config{})
 	a.Invariants = append(a.Invariants, invariants(&a, res)...)
 	return a, nil
 }

@@ -235,9 +235,9 @@ func TestArmObjectives(t *testing.T) {
 	}
 }
 
-// TestObjectivesAsTheReplay checks that Objectives maps a scenario's objectives as the
-// replay does: the same names, metrics, bounds and statistics on a replayed arm.
-func TestObjectivesAsTheReplay(t *testing.T) {
+// TestEvaluateAsTheReplay checks that Evaluate, over model.Objectives, measures a replayed
+// arm as the replay did: the same names, metrics, bounds, statistics and values.
+func TestEvaluateAsTheReplay(t *testing.T) {
 	sc := decode(t)
 	p, err := model.Run(context.Background(), sc, model.Options{Seed: 3})
 	if err != nil {
@@ -245,7 +245,7 @@ func TestObjectivesAsTheReplay(t *testing.T) {
 	}
 	a := p.Arms[0]
 	got := a
-	got.Evaluate(Objectives(sc), packet.Config{})
+	got.Evaluate(model.Objectives(sc), packet.Config{})
 	if len(got.Objectives) != len(a.Objectives) {
 		t.Fatalf("%d objectives, the replay has %d", len(got.Objectives), len(a.Objectives))
 	}
