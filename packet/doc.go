@@ -23,6 +23,14 @@
 //	rec.Sample(tick, packet.Sample{QueueAgeMax: age, State: "Normal"})
 //	arm := rec.Finish(objectives)
 //
+// # Live arms
+//
+// A lab's packet (goodput lab, see live/lab) holds arms measured on a live run, with
+// Source "live" and their own figures in [Arm.Live]; with the replay beside them, the
+// replay's arms have Source "replay" and the names [ReplayName] gives. A replay's own
+// packet leaves Source out. An arm that no Recorder built gets its objectives, recovery
+// and invariants from [Arm.Evaluate], by the rules Finish applies.
+//
 // # Memory and percentiles
 //
 // A Recorder keeps counters, HdrHistograms and one [Row] per tick: memory grows with the

@@ -75,44 +75,19 @@ func (r *Recorder) Finish(objectives []ObjectiveSpec) Arm {
 	t.Unfinished = max(t.Admitted-(t.Goodput+t.Late+t.Expired+t.Failed+t.Ambiguous), 0)
 
 	// Attempts by layer.
-	a.Amplification.ByLayer = make(map[string]float64, len(r.lay))
 	for i, l := range r.lay {
-		name := r.layers.list[i]
-		amp, _ := ratio(l.attempts, t.Offered)
 		a.Layers = append(a.Layers, LayerStats{
-			Name: name, Attempts: l.attempts, Retries: l.retries, Amplification: round(amp, 4),
+			Name: r.layers.list[i], Attempts: l.attempts, Retries: l.retries,
 			Orphans: l.orphans, CancelsCompleted: l.cancels,
 		})
-		a.Amplification.ByLayer[name] = round(amp, 4)
 		t.Attempts += l.attempts
 		t.Retries += l.retries
 		t.Orphans += l.orphans
 		t.CancelsCompleted += l.cancels
 	}
-	a.Amplification.Total = maxLayerRatio(r.layerAttempts(), t.Offered)
-	for i := range r.rows {
-		row := &r.rows[i]
-		if v, ok := row.Amplification(); ok && row.T < r.end() && v > a.Amplification.Peak {
-			a.Amplification.Peak, a.Amplification.PeakAt = v, roundS(row.T)
-		}
-	}
 	t.Suppressed = r.suppressed
-	rr, _ := ratio(t.Retries, t.Admitted)
-	a.Retry = Retry{Retries: t.Retries, Ratio: round(rr, 4), Suppressed: r.suppressed, SuppressedBy: r.suppressedBy.counts(), Budget: r.budget}
-
-	secs := r.end().Seconds()
-	rate := func(n int64) float64 {
-		if secs <= 0 {
-			return 0
-		}
-		return round(float64(n)/secs, 3)
-	}
-	a.Rates = Rates{
-		Offered: rate(t.Offered), Admitted: rate(t.Admitted), Rejected: rate(t.Rejected),
-		Attempts: rate(t.Attempts), Goodput: rate(t.Goodput), Late: rate(t.Late),
-		Expired: rate(t.Expired), Shed: rate(t.Shed), Failed: rate(t.Failed),
-		Ambiguous: rate(t.Ambiguous), Retries: rate(t.Retries),
-	}
+	a.Retry = Retry{Retries: t.Retries, Suppressed: r.suppressed, SuppressedBy: r.suppressedBy.counts(), Budget: r.budget}
+	r.derive(&a)
 
 	// Gauges from the samples.
 	conc := make([]struct {
@@ -191,17 +166,7 @@ func (r *Recorder) Finish(objectives []ObjectiveSpec) Arm {
 		a.Caches = append(a.Caches, cs)
 	}
 
-	// Recovery: from RecoveryAfter, else the first time_to_normal objective's After.
-	after := r.cfg.RecoveryAfter
-	if after == 0 {
-		for _, s := range objectives {
-			if s.Metric == "time_to_normal" {
-				after = s.After
-				break
-			}
-		}
-	}
-	a.Recovery = r.recovery(after)
+	a.Recovery = r.recovery(r.recoveryAfter(objectives))
 
 	for _, s := range objectives {
 		a.Objectives = append(a.Objectives, r.evaluate(s))
@@ -228,13 +193,84 @@ func (r *Recorder) Finish(objectives []ObjectiveSpec) Arm {
 	return a
 }
 
-// layerAttempts returns the attempts at every layer over the run.
-func (r *Recorder) layerAttempts() []int64 {
-	n := make([]int64, len(r.lay))
-	for i, l := range r.lay {
-		n[i] = l.attempts
+// Evaluate fills in what [Recorder.Finish] derives from an arm's series and populations,
+// by Finish's own rules, for an arm that no Recorder built (a live run's): the rates, the
+// amplification by layer, in total and at its peak tick, the retry ratio, the objectives
+// of specs, the recovery timings and the invariants. It reads a.Series, Tick, Duration,
+// Totals, Classes, Layers (their attempts) and Duplicates. A latency
+// objective takes its percentile from a.Latency (or its class's); one with a window or a
+// state has no data, since the arm keeps no histogram to cut by time. Of cfg, only
+// StableFraction, DrainAge and RecoveryAfter count, as for a Recorder.
+func (a *Arm) Evaluate(specs []ObjectiveSpec, cfg Config) {
+	r := NewRecorder(Config{Tick: a.Tick, Duration: a.Duration, StableFraction: cfg.StableFraction,
+		DrainAge: cfg.DrainAge, RecoveryAfter: cfg.RecoveryAfter})
+	r.rows, r.fixed = a.Series, a
+	r.derive(a)
+	a.Recovery = r.recovery(r.recoveryAfter(specs))
+	a.Objectives = []Objective{}
+	for _, s := range specs {
+		a.Objectives = append(a.Objectives, r.evaluate(s))
 	}
-	return n
+	a.Invariants = r.invariants(a)
+}
+
+// derive computes the ratios of a's totals: amplification by layer and in total (with
+// its peak tick), the retry ratio and the rates per second of the run.
+func (r *Recorder) derive(a *Arm) {
+	t := &a.Totals
+	a.Amplification.ByLayer = make(map[string]float64, len(a.Layers))
+	attempts := make([]int64, len(a.Layers))
+	for i := range a.Layers {
+		l := &a.Layers[i]
+		amp, _ := ratio(l.Attempts, t.Offered)
+		l.Amplification = round(amp, 4)
+		a.Amplification.ByLayer[l.Name] = l.Amplification
+		attempts[i] = l.Attempts
+	}
+	a.Amplification.Total = maxLayerRatio(attempts, t.Offered)
+	a.Amplification.Peak, a.Amplification.PeakAt = r.peakAmplification()
+	rr, _ := ratio(t.Retries, t.Admitted)
+	a.Retry.Ratio = round(rr, 4)
+
+	secs := r.end().Seconds()
+	rate := func(n int64) float64 {
+		if secs <= 0 {
+			return 0
+		}
+		return round(float64(n)/secs, 3)
+	}
+	a.Rates = Rates{
+		Offered: rate(t.Offered), Admitted: rate(t.Admitted), Rejected: rate(t.Rejected),
+		Attempts: rate(t.Attempts), Goodput: rate(t.Goodput), Late: rate(t.Late),
+		Expired: rate(t.Expired), Shed: rate(t.Shed), Failed: rate(t.Failed),
+		Ambiguous: rate(t.Ambiguous), Retries: rate(t.Retries),
+	}
+}
+
+// peakAmplification is the largest amplification of one tick of the run, and the start of
+// that tick (see [Amplification.Peak]).
+func (r *Recorder) peakAmplification() (peak float64, at time.Duration) {
+	for i := range r.rows {
+		row := &r.rows[i]
+		if v, ok := row.Amplification(); ok && row.T < r.end() && v > peak {
+			peak, at = v, roundS(row.T)
+		}
+	}
+	return peak, at
+}
+
+// recoveryAfter is the instant recovery is measured from: RecoveryAfter, else the first
+// time_to_normal objective's After, else 0.
+func (r *Recorder) recoveryAfter(objectives []ObjectiveSpec) time.Duration {
+	if r.cfg.RecoveryAfter != 0 {
+		return r.cfg.RecoveryAfter
+	}
+	for _, s := range objectives {
+		if s.Metric == "time_to_normal" {
+			return s.After
+		}
+	}
+	return 0
 }
 
 // maxLayerRatio is the amplification of the most amplified layer: max attempts / offered,

@@ -98,6 +98,7 @@ type packetJSON struct {
 
 type armJSON struct {
 	Name          string            `json:"name"`
+	Source        string            `json:"source,omitempty"`
 	Totals        Totals            `json:"totals"`
 	Amplification amplificationJSON `json:"amplification"`
 	Duplicates    Duplicates        `json:"duplicates"`
@@ -122,6 +123,30 @@ type armJSON struct {
 	Capacity     Capacity              `json:"capacity"`
 	Invariants   []Invariant           `json:"invariants"`
 	Recovery     recoveryJSON          `json:"recovery"`
+	Live         *liveJSON             `json:"live,omitempty"`
+}
+
+type liveJSON struct {
+	StartedAt    time.Time        `json:"started_at"`
+	Elapsed      float64          `json:"elapsed_s"`
+	Interrupted  bool             `json:"interrupted"`
+	Sent         int64            `json:"sent"`
+	Unsent       int64            `json:"unsent"`
+	FailedBy     map[string]int64 `json:"failed_by_cause"`
+	Lateness     percentilesJSON  `json:"lateness"`
+	PeakInFlight int              `json:"peak_in_flight"`
+	MaxInFlight  int              `json:"max_in_flight"`
+	Overhead     overheadJSON     `json:"overhead"`
+	Proxies      []ProxyEvidence  `json:"proxies"`
+}
+
+type overheadJSON struct {
+	GeneratorCPU           float64 `json:"generator_cpu_s"`
+	GeneratorCPUPerRequest float64 `json:"generator_cpu_per_request_ms"`
+	ProxyCPU               float64 `json:"proxy_cpu_s"`
+	ProxyCPUPerRequest     float64 `json:"proxy_cpu_per_request_ms"`
+	Cores                  int     `json:"cores"`
+	CPUShare               float64 `json:"cpu_share"`
 }
 
 type amplificationJSON struct {
@@ -221,7 +246,7 @@ func (p *Packet) wire() packetJSON {
 
 func (a *Arm) wire() armJSON {
 	w := armJSON{
-		Name: a.Name, Totals: a.Totals, Amplification: a.Amplification.wire(),
+		Name: a.Name, Source: a.Source, Totals: a.Totals, Amplification: a.Amplification.wire(),
 		Duplicates: a.Duplicates, Objectives: a.Objectives,
 		Start: a.Start, Tick: ms(a.Tick), Duration: seconds(a.Duration), Rates: a.Rates,
 		Latency: a.Latency.wire(), Layers: a.Layers, Retry: a.Retry,
@@ -232,7 +257,20 @@ func (a *Arm) wire() armJSON {
 	w.Transitions = convertAll(a.Transitions, Transition.wire)
 	w.Classes = convertAll(a.Classes, ClassStats.wire)
 	w.Dependencies = convertAll(a.Dependencies, DependencyStats.wire)
+	if a.Live != nil {
+		l := a.Live.wire()
+		w.Live = &l
+	}
 	return w
+}
+
+func (l *Live) wire() liveJSON {
+	o := l.Overhead
+	return liveJSON{StartedAt: l.StartedAt, Elapsed: seconds(l.Elapsed), Interrupted: l.Interrupted,
+		Sent: l.Sent, Unsent: l.Unsent, FailedBy: l.FailedBy, Lateness: l.Lateness.wire(),
+		PeakInFlight: l.PeakInFlight, MaxInFlight: l.MaxInFlight, Proxies: l.Proxies,
+		Overhead: overheadJSON{GeneratorCPU: seconds(o.GeneratorCPU), GeneratorCPUPerRequest: ms(o.GeneratorCPUPerRequest),
+			ProxyCPU: seconds(o.ProxyCPU), ProxyCPUPerRequest: ms(o.ProxyCPUPerRequest), Cores: o.Cores, CPUShare: o.CPUShare}}
 }
 
 // convertAll maps f over s, keeping nil nil and empty empty (packet.json tells null from []).
@@ -308,7 +346,7 @@ func (w *packetJSON) packet() (*Packet, error) {
 
 func (w *armJSON) arm(c *durations) Arm {
 	a := Arm{
-		Name: w.Name, Totals: w.Totals, Amplification: w.Amplification.amplification(c),
+		Name: w.Name, Source: w.Source, Totals: w.Totals, Amplification: w.Amplification.amplification(c),
 		Duplicates: w.Duplicates, Objectives: w.Objectives,
 		Start: w.Start, Tick: c.ms("tick_ms", w.Tick), Duration: c.s("duration_s", w.Duration),
 		Rates: w.Rates, Latency: w.Latency.percentiles(c, "latency"), Layers: w.Layers,
@@ -319,7 +357,22 @@ func (w *armJSON) arm(c *durations) Arm {
 	a.Transitions = convertAll(w.Transitions, func(t transitionJSON) Transition { return t.transition(c) })
 	a.Classes = convertAll(w.Classes, func(x classJSON) ClassStats { return x.class(c) })
 	a.Dependencies = convertAll(w.Dependencies, func(d dependencyStatsJSON) DependencyStats { return d.dependency(c) })
+	if w.Live != nil {
+		a.Live = w.Live.live(c)
+	}
 	return a
+}
+
+func (w *liveJSON) live(c *durations) *Live {
+	o := w.Overhead
+	return &Live{StartedAt: w.StartedAt, Elapsed: c.s("live.elapsed_s", w.Elapsed), Interrupted: w.Interrupted,
+		Sent: w.Sent, Unsent: w.Unsent, FailedBy: w.FailedBy, Lateness: w.Lateness.percentiles(c, "live.lateness"),
+		PeakInFlight: w.PeakInFlight, MaxInFlight: w.MaxInFlight, Proxies: w.Proxies,
+		Overhead: Overhead{GeneratorCPU: c.s("live.overhead.generator_cpu_s", o.GeneratorCPU),
+			GeneratorCPUPerRequest: c.ms("live.overhead.generator_cpu_per_request_ms", o.GeneratorCPUPerRequest),
+			ProxyCPU:               c.s("live.overhead.proxy_cpu_s", o.ProxyCPU),
+			ProxyCPUPerRequest:     c.ms("live.overhead.proxy_cpu_per_request_ms", o.ProxyCPUPerRequest),
+			Cores:                  o.Cores, CPUShare: o.CPUShare}}
 }
 
 func (w amplificationJSON) amplification(c *durations) Amplification {

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -180,6 +181,10 @@ func (r *Recorder) evaluate(s ObjectiveSpec) Objective {
 		})
 	case s.Metric == "time_to_normal":
 		o.Unit = "s"
+		if !slices.ContainsFunc(r.rows, func(row Row) bool { return row.Sampled }) {
+			ok, note = false, "no tick sampled the load state or the queues"
+			break
+		}
 		if s.After >= r.end() {
 			ok, note = false, fmt.Sprintf("the run ends at %v, before t=%v", r.end(), s.After)
 			break
@@ -259,6 +264,9 @@ func ratio(a, b int64) (float64, bool) {
 }
 
 func (r *Recorder) latencyValue(s ObjectiveSpec) (float64, bool, string) {
+	if r.fixed != nil {
+		return fixedLatency(r.fixed, s)
+	}
 	q := latencyQuantile(s.Metric)
 	if s.From != 0 || s.To != 0 || s.State != "" {
 		for _, w := range r.winLat {
@@ -289,6 +297,26 @@ func (r *Recorder) latencyValue(s ObjectiveSpec) (float64, bool, string) {
 		return 0, false, "no requests completed"
 	}
 	return usToMS(h.ValueAtQuantile(q)), true, ""
+}
+
+// fixedLatency is latencyValue for an arm [Arm.Evaluate] evaluates, from its percentiles.
+func fixedLatency(a *Arm, s ObjectiveSpec) (float64, bool, string) {
+	if s.From != 0 || s.To != 0 || s.State != "" {
+		return 0, false, "latency in a window or state needs the run's histograms, which this arm does not keep"
+	}
+	p := a.Latency
+	if s.Class != "" {
+		i := slices.IndexFunc(a.Classes, func(c ClassStats) bool { return c.Name == s.Class })
+		if i < 0 {
+			return 0, false, fmt.Sprintf("unknown class %q", s.Class)
+		}
+		p = a.Classes[i].Latency
+	}
+	if p.Count == 0 {
+		return 0, false, "no requests completed"
+	}
+	v := map[string]time.Duration{"latency_p50": p.P50, "latency_p99": p.P99, "latency_p999": p.P999}[s.Metric]
+	return usToMS(int64(v / time.Microsecond)), true, ""
 }
 
 func usToMS(us int64) float64 { return round(float64(us)/1000, 3) }

@@ -23,7 +23,11 @@ type Packet struct {
 // simulated time. Series and Events are not part of packet.json: they are written by
 // [WriteSeriesCSV] and [WriteEventsJSONL]. Use [Read] to load a packet directory back.
 type Arm struct {
-	Name          string        `json:"name"`
+	Name string `json:"name"`
+	// Source says how the arm was measured: [SourceLive] for a live run against real
+	// processes (goodput lab), [SourceReplay] for a replay beside live arms in a lab
+	// packet. Empty means a replay, and is left out of packet.json.
+	Source        string        `json:"source,omitempty"`
 	Totals        Totals        `json:"totals"`
 	Amplification Amplification `json:"amplification"`
 	Duplicates    Duplicates    `json:"duplicates"`
@@ -68,6 +72,9 @@ type Arm struct {
 	Invariants []Invariant `json:"invariants"`
 	// Recovery holds the recovery timings measured from Recovery.After.
 	Recovery Recovery `json:"recovery"`
+	// Live is what a live run measured beside the populations: the generator's own
+	// figures, the lab's overhead and the fault proxies' evidence. Nil for a replay.
+	Live *Live `json:"live,omitempty"`
 
 	// Series is one row per tick on the shared clock (series.csv).
 	Series []Row `json:"-"`
@@ -77,6 +84,93 @@ type Arm struct {
 	DependencyNames []string `json:"-"`
 	// Cache names, in column order, for Row.CacheEntries.
 	CacheNames []string `json:"-"`
+}
+
+// The sources of an arm ([Arm.Source]).
+const (
+	SourceReplay = "replay"
+	SourceLive   = "live"
+)
+
+// IsLive reports whether the arm was measured on a live run.
+func (a *Arm) IsLive() bool { return a.Source == SourceLive }
+
+// ReplayName is the name of the replay arm beside live arm name in a lab packet (one with
+// arms of both sources): name_replay. The live arm keeps the scenario's name, so that
+// `goodput diff` of a replay's packet and a lab's compares the replay with the live run
+// arm by arm, and both names stay identifiers for incident claims.
+func ReplayName(name string) string { return name + "_replay" }
+
+// Live is what a live run of an arm measured besides its populations. Its populations map
+// onto the packet's: the generator is the entry layer, a final 429 or 503 from the service
+// is a rejection, and a request the generator could not send before its deadline (every
+// worker busy) is admitted and expired, so that Offered = Sent + Unsent and Admitted =
+// Sent − Rejected + Unsent.
+type Live struct {
+	// StartedAt is the wall instant the run began; the arm's Start is the scenario's clock,
+	// so that live and replay arms share one.
+	StartedAt time.Time `json:"started_at"`
+	// Elapsed is the run's wall time, with its drain after the last intended send time.
+	Elapsed time.Duration `json:"elapsed_s"`
+	// Interrupted says the run was stopped before its plan ended.
+	Interrupted bool `json:"interrupted"`
+	// Sent counts the logical requests that got a first attempt; Unsent those that did not,
+	// because their deadline passed while every worker was busy (the machine's limit, not
+	// the service's).
+	Sent   int64 `json:"sent"`
+	Unsent int64 `json:"unsent"`
+	// FailedBy breaks Totals.Failed down by the generator's cause ("timeout", "error",
+	// "status 500", "unfinished").
+	FailedBy map[string]int64 `json:"failed_by_cause"`
+	// Lateness is how late the generator sent: intended send time to first attempt.
+	Lateness Percentiles `json:"lateness"`
+	// PeakInFlight is the most requests in flight at once; MaxInFlight the bound on them.
+	PeakInFlight int `json:"peak_in_flight"`
+	MaxInFlight  int `json:"max_in_flight"`
+	// Overhead is the lab's own CPU.
+	Overhead Overhead `json:"overhead"`
+	// Proxies are the fault proxies' counts, by dependency: the evidence whether
+	// cancellation stops the work of callers that gave up.
+	Proxies []ProxyEvidence `json:"proxies"`
+}
+
+// Overhead is the CPU the lab itself spent on a live run, so that a reader sees when the
+// machine, not the service, is the limit.
+type Overhead struct {
+	// GeneratorCPU is the load generator's process CPU time (user and system) over the
+	// run; when the proxies run in that process it includes theirs, and ProxyCPU is 0.
+	GeneratorCPU time.Duration `json:"generator_cpu_s"`
+	// GeneratorCPUPerRequest is GeneratorCPU per attempt sent.
+	GeneratorCPUPerRequest time.Duration `json:"generator_cpu_per_request_ms"`
+	// ProxyCPU is the fault proxies' CPU time when they run in processes of their own;
+	// ProxyCPUPerRequest is it per call they received.
+	ProxyCPU           time.Duration `json:"proxy_cpu_s"`
+	ProxyCPUPerRequest time.Duration `json:"proxy_cpu_per_request_ms"`
+	// Cores is the CPUs the lab ran on (0: not known); CPUShare is the lab's CPU time
+	// (GeneratorCPU + ProxyCPU) over Elapsed × Cores: near 1, the lab used the whole
+	// machine, and what the service did is bounded by it.
+	Cores    int     `json:"cores"`
+	CPUShare float64 `json:"cpu_share"`
+}
+
+// ProxyEvidence is what the fault proxy in front of one dependency counted on a live run
+// (live/faultproxy's Stats).
+type ProxyEvidence struct {
+	Dependency string `json:"dependency"`
+	// Requests is every call the proxy received; WorkStarted the calls whose work began.
+	Requests    int64 `json:"requests"`
+	WorkStarted int64 `json:"work_started"`
+	// StartedAfterDeadline counts work begun after the absolute deadline its call carried,
+	// and StartedAfterCancel work begun after its caller had gone: work nobody could use,
+	// which cancellation and deadline propagation should bring to zero.
+	StartedAfterDeadline int64 `json:"started_after_deadline"`
+	StartedAfterCancel   int64 `json:"started_after_cancel"`
+	// Cancelled counts calls whose caller gave up before the answer.
+	Cancelled int64 `json:"cancelled"`
+	// Rejected counts calls refused over the concurrency ceiling; Errors calls answered an
+	// injected error.
+	Rejected int64 `json:"rejected"`
+	Errors   int64 `json:"errors"`
 }
 
 // Totals counts the populations of an arm. Every offered logical request is admitted or

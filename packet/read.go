@@ -131,6 +131,9 @@ func decodeJSON(data []byte, name string) (*Packet, error) {
 			return nil, fmt.Errorf("%s: arms[%d]: a second arm named %q; arm names must differ", name, i, a.Name)
 		}
 		seen[a.Name] = true
+		if a.Source != "" && a.Source != SourceReplay && a.Source != SourceLive {
+			return nil, fmt.Errorf("%s:%s: arms[%d] (%s): source %q; expected %q or %q", name, position(data, sourceOffset(data, w.Arms[:i]), 1), i, a.Name, a.Source, SourceLive, SourceReplay)
+		}
 	}
 	p, err := w.packet()
 	if err != nil {
@@ -146,6 +149,28 @@ func decodeJSON(data []byte, name string) (*Packet, error) {
 		}
 	}
 	return p, nil
+}
+
+// sourceOffset is the offset in data of the "source" key of the arm after before, the
+// arms decoded before it: the next "source" key after theirs.
+func sourceOffset(data []byte, before []armJSON) int64 {
+	skip := 0
+	for _, a := range before {
+		if a.Source != "" {
+			skip++
+		}
+	}
+	off := 0
+	for k := 0; ; k++ {
+		i := bytes.Index(data[off:], []byte(`"source"`))
+		if i < 0 {
+			return 0
+		}
+		if k == skip {
+			return int64(off + i)
+		}
+		off += i + 1
+	}
 }
 
 // jsonError gives an error decoding data, which starts on line first of file name, the

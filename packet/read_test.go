@@ -206,6 +206,8 @@ func TestReadErrors(t *testing.T) {
 		{name: "trailing data", js: append(bytes.Clone(js), "{}"...), want: "data after the packet's closing brace"},
 		{name: "no arms", js: []byte(`{"scenario": "x", "seed": 1, "arms": []}`), want: "has no arms"},
 		{name: "duplicate arm", js: replace(js, `"name": "protected"`, `"name": "baseline"`), want: `a second arm named "baseline"`},
+		{name: "unknown source", js: replace(js, `"name": "protected",`, `"name": "protected", "source": "simulated",`), want: `packet.json:320:28: arms[1] (protected): source "simulated"`},
+		{name: "unknown source position", js: replace(js, `"name": "protected",`, "\"name\": \"protected\",\n\"source\": \"simulated\","), want: `arms[1] (protected): source "simulated"; expected "live" or "replay"`},
 		{name: "duration out of range", js: replace(js, `"tick_ms": 1000`, `"tick_ms": 1e300`), want: "arms[0].tick_ms is 1e+300, out of the range of a duration"},
 		{name: "empty series", series: []byte{}, want: "series.csv: empty"},
 		{name: "header", series: replace(series, "offered_per_s", "offered"), want: `series.csv:1: column 4 is "offered", expected "offered_per_s"`},

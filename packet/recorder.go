@@ -295,6 +295,10 @@ type Recorder struct {
 	winLat      []winLatency
 	transitions []Transition
 	events      []Event
+
+	// fixed is the arm [Arm.Evaluate] evaluates: its latency percentiles stand in for the
+	// histograms (nil for a Recorder that records).
+	fixed *Arm
 }
 
 // NewRecorder returns a Recorder for one arm. It does not validate cfg (call

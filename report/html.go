@@ -65,6 +65,7 @@ func HTML(w io.Writer, p *packet.Packet) error {
 // page is what the template draws.
 type page struct {
 	Style       template.CSS
+	Tool        string // goodput replay, or goodput lab for a packet with live arms
 	Scenario    string
 	Seed        uint64
 	Summary     string // "40m0s simulated, tick 1s, from 2026-03-10T14:00:00Z"
@@ -83,7 +84,35 @@ type page struct {
 
 type armView struct {
 	Name  string
+	Label string // the name, with the source in a packet that says it: "baseline (live)"
 	Class string // arm0, arm1 …: the line colour
+	// Dashed marks a replay drawn beside its live arm, in the live arm's colour.
+	Dashed bool
+}
+
+// armViews names and colours arms: a replay beside its live arm ([packet.ReplayName])
+// has the live arm's colour and a dashed line; an arm whose packet
+// says its source has it in its label.
+func armViews(arms []packet.Arm) []armView {
+	out := make([]armView, len(arms))
+	colour := 0
+	for i, a := range arms {
+		v := armView{Name: a.Name, Label: a.Name}
+		if a.Source != "" {
+			v.Label += " (" + a.Source + ")"
+		}
+		if a.Source == packet.SourceReplay {
+			if j := slices.IndexFunc(arms[:i], func(l packet.Arm) bool { return l.IsLive() && packet.ReplayName(l.Name) == a.Name }); j >= 0 {
+				v.Class, v.Dashed = out[j].Class, true
+			}
+		}
+		if v.Class == "" {
+			v.Class = armClass(colour)
+			colour++
+		}
+		out[i] = v
+	}
+	return out
 }
 
 // keyRow is one figure of the key-figures table, a cell per arm.
@@ -130,9 +159,8 @@ func newPage(p *packet.Packet) *page {
 	if len(p.Arms) == 0 {
 		return pg
 	}
-	for i, a := range p.Arms {
-		pg.Arms = append(pg.Arms, armView{Name: a.Name, Class: armClass(i)})
-	}
+	pg.Arms = armViews(p.Arms)
+	pg.Tool = tool(p.Arms)
 	pg.Key = keyFigures(p.Arms)
 	events := mergeEvents(p.Arms)
 	for i, e := range events {
@@ -142,7 +170,7 @@ func newPage(p *packet.Packet) *page {
 	axis := newTimeAxis(p.Arms)
 	marks := annotations{bands: faultBands(events, axis), markers: markers(events, axis)}
 	for _, def := range chartDefs(p.Arms) {
-		if c := layoutLineChart(def, p.Arms, axis, marks); c != nil {
+		if c := layoutLineChart(def, p.Arms, pg.Arms, axis, marks); c != nil {
 			pg.Charts = append(pg.Charts, c)
 		}
 	}
@@ -292,7 +320,15 @@ func summary(p *packet.Packet) string {
 	}
 	a := p.Arms[0]
 	span, tick := a.Duration, a.Tick
-	s := fmt.Sprintf("%v simulated, tick %v", span, tick)
+	how := "simulated"
+	live := slices.ContainsFunc(p.Arms, func(a packet.Arm) bool { return a.IsLive() })
+	switch {
+	case live && slices.ContainsFunc(p.Arms, func(a packet.Arm) bool { return !a.IsLive() }):
+		how = "run live and simulated"
+	case live:
+		how = "run live"
+	}
+	s := fmt.Sprintf("%v %s, tick %v", span, how, tick)
 	if !a.Start.IsZero() {
 		s += ", from " + a.Start.UTC().Format(time.RFC3339)
 	}
@@ -514,6 +550,7 @@ type marker struct {
 type seriesLine struct {
 	Name   string
 	Class  string // arm0 … or offered
+	Dashed bool   // a replay beside its live arm
 	Points string // SVG points
 }
 
@@ -544,9 +581,10 @@ type annotations struct {
 
 // layoutLineChart lays out def over arms, or returns nil when no arm has a value for it or
 // every value is the same.
-func layoutLineChart(def chartDef, arms []packet.Arm, ax timeAxis, marks annotations) *lineChart {
+func layoutLineChart(def chartDef, arms []packet.Arm, views []armView, ax timeAxis, marks annotations) *lineChart {
 	type line struct {
 		name, class string
+		dashed      bool
 		pts         []point
 	}
 	var lines []line
@@ -560,7 +598,7 @@ func layoutLineChart(def chartDef, arms []packet.Arm, ax timeAxis, marks annotat
 	}
 	drawn := false
 	for i, a := range arms {
-		l := line{name: a.Name, class: armClass(i)}
+		l := line{name: views[i].Label, class: views[i].Class, dashed: views[i].Dashed}
 		rows := ax.rows(a)
 		for j := range rows {
 			r := &rows[j]
@@ -613,7 +651,7 @@ func layoutLineChart(def chartDef, arms []packet.Arm, ax timeAxis, marks annotat
 			}
 			b.WriteString(chart.Num(px(p)) + "," + chart.Num(y(p.v)))
 		}
-		c.Lines = append(c.Lines, seriesLine{Name: l.name, Class: l.class, Points: b.String()})
+		c.Lines = append(c.Lines, seriesLine{Name: l.name, Class: l.class, Dashed: l.dashed, Points: b.String()})
 		caption = append(caption, describeLine(l.name, l.pts, def.unit, ax))
 	}
 	c.Caption = strings.Join(caption, "; ") + "."

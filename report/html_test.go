@@ -454,3 +454,32 @@ func TestAxisNumber(t *testing.T) {
 		}
 	}
 }
+
+// TestHTMLLabGolden pins the page of a lab's packet: every arm drawn, the replays dashed
+// in their live arm's colour, each arm's source in its label.
+func TestHTMLLabGolden(t *testing.T) {
+	page := render(t, labPacket())
+	golden(t, "report-lab.html", []byte(page))
+	if err := wellFormed(chartSVG(t, page, "goodput")); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		`<p class="kicker">goodput lab</p>`,
+		`<line class="line arm0" x1="1" y1="6" x2="23" y2="6"/></svg>baseline (live)</span>`,
+		`<line class="line arm0" stroke-dasharray="7 3" x1="1" y1="6" x2="23" y2="6"/></svg>baseline_replay (replay)</span>`,
+		`<line class="line arm1" stroke-dasharray="7 3" x1="1" y1="6" x2="23" y2="6"/></svg>protected_replay (replay)</span>`,
+		`<polyline class="line arm1" stroke-dasharray="7 3" points=`,
+		`<title>protected (live)</title></polyline>`,
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the page lacks %s", want)
+		}
+	}
+	goodput := chartSVG(t, page, "goodput")
+	if n := strings.Count(goodput, "<polyline"); n != 5 {
+		t.Errorf("the goodput chart has %d lines, want offered and the 4 arms'", n)
+	}
+	if strings.Contains(chartSVG(t, page, "queue-age"), "(live)") {
+		t.Error("the queue-age chart draws a live arm, which samples no queue")
+	}
+}

@@ -28,6 +28,7 @@ func writeTable(w io.Writer, p *packet.Packet, width int) error {
 		return err
 	}
 	build(p.Arms).render(&out, width)
+	againstLive(&out, p.Arms, width)
 	footer(&out, p.Arms, width)
 	_, err := w.Write(out.Bytes())
 	return err
@@ -38,7 +39,7 @@ func header(b *bytes.Buffer, p *packet.Packet, width int) {
 	if len(p.Arms) == 1 {
 		arms = "arm"
 	}
-	headerLine(b, width, fmt.Sprintf("goodput replay: %s", p.Scenario), fmt.Sprintf("seed %d", p.Seed), summary(p),
+	headerLine(b, width, fmt.Sprintf("%s: %s", tool(p.Arms), p.Scenario), fmt.Sprintf("seed %d", p.Seed), summary(p),
 		fmt.Sprintf("%d %s", len(p.Arms), arms))
 	if len(p.Set) > 0 {
 		writeWrapped(b, "set: "+strings.Join(p.Set, "; "), width)
@@ -329,6 +330,53 @@ func build(arms []packet.Arm) *table {
 		}
 	}
 
+	if slices.ContainsFunc(arms, func(a packet.Arm) bool { return a.Live != nil }) {
+		live := func(f func(l *packet.Live) string) func(a packet.Arm) string {
+			return func(a packet.Arm) string {
+				if a.Live == nil {
+					return "–"
+				}
+				return f(a.Live)
+			}
+		}
+		cpu := func(d time.Duration) string { return Float(packet.Milliseconds(d), 3) }
+		t.section(sectionLive)
+		t.value("sent by the generator", live(func(l *packet.Live) string { return Int(l.Sent) }))
+		t.value("not sent: deadline passed with every worker busy", live(func(l *packet.Live) string { return Int(l.Unsent) }))
+		t.value("generator's send lateness p99 (ms)", live(func(l *packet.Live) string { return msCell(l.Lateness.Count, l.Lateness.P99) }))
+		t.value("generator CPU per attempt (ms)", live(func(l *packet.Live) string { return cpu(l.Overhead.GeneratorCPUPerRequest) }))
+		t.value("proxy CPU per call (ms)", live(func(l *packet.Live) string { return cpu(l.Overhead.ProxyCPUPerRequest) }))
+		t.value("the lab's share of the machine's CPU", live(func(l *packet.Live) string {
+			if l.Overhead.Cores == 0 {
+				return "–"
+			}
+			return Float(100*l.Overhead.CPUShare, 1) + "%"
+		}))
+		for _, dep := range union(arms, func(a packet.Arm) []string {
+			var n []string
+			if a.Live != nil {
+				for _, p := range a.Live.Proxies {
+					n = append(n, p.Dependency)
+				}
+			}
+			return n
+		}) {
+			proxy := func(f func(p packet.ProxyEvidence) int64) func(a packet.Arm) string {
+				return live(func(l *packet.Live) string {
+					for _, p := range l.Proxies {
+						if p.Dependency == dep {
+							return Int(f(p))
+						}
+					}
+					return "–"
+				})
+			}
+			t.value(dep+" calls at its proxy", proxy(func(p packet.ProxyEvidence) int64 { return p.Requests }))
+			t.value(dep+" work started after the deadline", proxy(func(p packet.ProxyEvidence) int64 { return p.StartedAfterDeadline }))
+			t.value(dep+" work started after the caller left", proxy(func(p packet.ProxyEvidence) int64 { return p.StartedAfterCancel }))
+		}
+	}
+
 	t.section("Load state")
 	t.value("transitions", func(a packet.Arm) string { return Int(int64(len(a.Transitions))) })
 
@@ -397,6 +445,136 @@ const (
 	recoveryDrained    = "queues drained"
 	recoveryNormal     = "back to Normal"
 )
+
+// sectionLive heads the live run's own figures; sectionAgainstLive the replay's distance
+// from the live run.
+const (
+	sectionLive        = "Live run: the generator, the lab's own CPU and the fault proxies' evidence"
+	sectionAgainstLive = "Replay against the live run"
+)
+
+// tool names what wrote the packet: goodput lab for one with a live arm.
+func tool(arms []packet.Arm) string {
+	if slices.ContainsFunc(arms, func(a packet.Arm) bool { return a.IsLive() }) {
+		return "goodput lab"
+	}
+	return "goodput replay"
+}
+
+// livePair is a live arm and the replay beside it in a lab packet.
+type livePair struct{ live, replay *packet.Arm }
+
+// livePairs are the live arms of arms that have their replay ([packet.ReplayName]) beside
+// them, in the arms' order.
+func livePairs(arms []packet.Arm) []livePair {
+	var out []livePair
+	for i := range arms {
+		if !arms[i].IsLive() {
+			continue
+		}
+		name := packet.ReplayName(arms[i].Name)
+		if j := slices.IndexFunc(arms, func(a packet.Arm) bool { return a.Name == name && a.Source == packet.SourceReplay }); j >= 0 {
+			out = append(out, livePair{&arms[i], &arms[j]})
+		}
+	}
+	return out
+}
+
+// pairFigure is one figure of the replay against the live run: its value on an arm, and
+// whether the arm measured it; pp marks a fraction, whose difference is in points.
+type pairFigure struct {
+	label string
+	value func(a *packet.Arm) (float64, bool)
+	text  func(v float64) string
+	pp    bool
+}
+
+func pairFigures() []pairFigure {
+	frac := func(n, d int64) (float64, bool) { return float64(n) / float64(max(d, 1)), d > 0 }
+	rate := func(n int64, d time.Duration) (float64, bool) { return float64(n) / max(d.Seconds(), 1e-9), d > 0 }
+	lat := func(p packet.Percentiles, v time.Duration) (float64, bool) {
+		return packet.Milliseconds(v), p.Count > 0
+	}
+	pct := func(v float64) string { return Float(100*v, 1) + "%" }
+	num := func(dec int) func(float64) string { return func(v float64) string { return Float(v, dec) } }
+	return []pairFigure{
+		{label: "offered per s", value: func(a *packet.Arm) (float64, bool) { return rate(a.Totals.Offered, a.Duration) }, text: num(1)},
+		{label: "goodput / offered", value: func(a *packet.Arm) (float64, bool) { return frac(a.Totals.Goodput, a.Totals.Offered) }, text: pct, pp: true},
+		{label: "goodput per s", value: func(a *packet.Arm) (float64, bool) { return rate(a.Totals.Goodput, a.Duration) }, text: num(1)},
+		{label: "attempts per offered (the most amplified layer)", value: func(a *packet.Arm) (float64, bool) {
+			return a.Amplification.Total, a.Totals.Offered > 0
+		}, text: func(v float64) string { return times(v) }},
+		{label: "latency p50 (ms)", value: func(a *packet.Arm) (float64, bool) { return lat(a.Latency, a.Latency.P50) }, text: num(1)},
+		{label: "latency p99 (ms)", value: func(a *packet.Arm) (float64, bool) { return lat(a.Latency, a.Latency.P99) }, text: num(1)},
+		{label: "rejected", value: func(a *packet.Arm) (float64, bool) { return float64(a.Totals.Rejected), true }, text: num(0)},
+		{label: "duplicate mutations", value: func(a *packet.Arm) (float64, bool) { return float64(a.Duplicates.Total()), true }, text: num(0)},
+	}
+}
+
+// againstLive writes, for a packet with live arms and their replays, how far each replay
+// is from its live run, figure by figure: live, replay, replay − live and that relative
+// to live.
+func againstLive(b *bytes.Buffer, arms []packet.Arm, width int) {
+	pairs := livePairs(arms)
+	if len(pairs) == 0 {
+		return
+	}
+	g := &grid{right: true, groups: []colGroup{{units: []string{"live", "replay", "replay − live", "%"}}}}
+	for _, pr := range pairs {
+		g.heading(fmt.Sprintf("  %s (live) against %s", pr.live.Name, pr.replay.Name))
+		for _, f := range pairFigures() {
+			lv, lok := f.value(pr.live)
+			rv, rok := f.value(pr.replay)
+			cells := []string{"–", "–", "", ""}
+			if lok {
+				cells[0] = f.text(lv)
+			}
+			if rok {
+				cells[1] = f.text(rv)
+			}
+			if lok && rok {
+				cells[2], cells[3] = difference(lv, rv, f)
+			}
+			g.row("    "+f.label, cells...)
+		}
+	}
+	var out bytes.Buffer
+	out.WriteString("\n")
+	writeWrapped(&out, sectionAgainstLive, width)
+	if !g.render(&out, width, 24) {
+		g.render(&out, width, 0)
+	}
+	b.Write(out.Bytes())
+}
+
+// difference is replay − live in the figure's unit (points for a fraction) and relative to
+// live, signed; "–" when live is 0 and the replay not.
+func difference(live, replay float64, f pairFigure) (abs, rel string) {
+	d := replay - live
+	sign := func(s string) string {
+		if !strings.HasPrefix(s, "-") && strings.Trim(s, "0.,") != "" {
+			return "+" + s
+		}
+		return s
+	}
+	if f.pp {
+		abs = sign(Float(100*d, 1)) + " pp"
+	} else {
+		abs = sign(strings.TrimSuffix(f.text(d), "×"))
+		if strings.HasSuffix(f.text(d), "×") {
+			abs += "×"
+		}
+	}
+	switch {
+	case live == 0 && replay == 0:
+		rel = "0.0%"
+	case live == 0:
+		rel = "–"
+	default:
+		rel = sign(Float(100*d/math.Abs(live), 1)) + "%"
+	}
+	return abs, rel
+}
 
 // attemptsLabel says what the attempts total adds up: every try at each of n layers.
 func attemptsLabel(n int) string {

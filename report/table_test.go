@@ -272,3 +272,70 @@ func TestSetShown(t *testing.T) {
 		t.Error("the page does not say what was set")
 	}
 }
+
+// labPacket is a lab's packet: each arm run live (no samples, the lab's own figures) and
+// its replay beside it.
+func labPacket() *packet.Packet {
+	p := &packet.Packet{Scenario: "synthetic", Seed: 42}
+	for i, name := range []string{"baseline", "protected"} {
+		live := seededArm(name, i == 1, 9)
+		live.Source, live.Samples = packet.SourceLive, 0
+		live.Series = append([]packet.Row(nil), live.Series...)
+		for j := range live.Series {
+			live.Series[j].Sampled, live.Series[j].Sample = false, packet.Sample{}
+		}
+		live.Transitions = []packet.Transition{}
+		live.Live = &packet.Live{Sent: live.Totals.Offered - 3, Unsent: 3, Lateness: packet.Percentiles{Count: 9997, P99: 2 * time.Millisecond},
+			Overhead: packet.Overhead{GeneratorCPUPerRequest: 21 * time.Microsecond, ProxyCPUPerRequest: 9 * time.Microsecond, Cores: 2, CPUShare: 0.0315},
+			Proxies:  []packet.ProxyEvidence{{Dependency: "payment-risk", Requests: 10400, WorkStarted: 10390, StartedAfterDeadline: int64(120 - 110*i), StartedAfterCancel: 4}}}
+		replay := seededArm(name, i == 1, 3)
+		replay.Name, replay.Source = packet.ReplayName(name), packet.SourceReplay
+		for j := range replay.Events {
+			replay.Events[j].Arm = replay.Name
+		}
+		p.Arms = append(p.Arms, live, replay)
+	}
+	return p
+}
+
+// TestTableLabGolden pins the table of a lab's packet: the live run's own figures and the
+// replay against the live run, figure by figure.
+func TestTableLabGolden(t *testing.T) {
+	for _, width := range []int{100, 80} {
+		var b bytes.Buffer
+		if err := (Terminal{Width: width}).Table(&b, labPacket()); err != nil {
+			t.Fatal(err)
+		}
+		out := b.String()
+		for _, want := range []string{"goodput lab: synthetic", "run live and simulated", "Replay against the live run", "baseline (live) against baseline_replay"} {
+			if !strings.Contains(out, want) {
+				t.Errorf("width %d: the table lacks %q", width, want)
+			}
+		}
+		golden(t, fmt.Sprintf("table-lab-%d.txt", width), b.Bytes())
+	}
+}
+
+func TestDifference(t *testing.T) {
+	num := pairFigure{text: func(v float64) string { return Float(v, 1) }}
+	pp := pairFigure{text: func(v float64) string { return Float(100*v, 1) + "%" }, pp: true}
+	amp := pairFigure{text: func(v float64) string { return times(v) }}
+	tests := []struct {
+		f            pairFigure
+		live, replay float64
+		abs, rel     string
+	}{
+		{num, 100, 110, "+10.0", "+10.0%"},
+		{num, 100, 90, "-10.0", "-10.0%"},
+		{num, 0, 0, "0.0", "0.0%"},
+		{num, 0, 5, "+5.0", "–"},
+		{pp, 0.9, 0.85, "-5.0 pp", "-5.6%"},
+		{amp, 1.0, 1.25, "+0.250×", "+25.0%"},
+	}
+	for _, tt := range tests {
+		abs, rel := difference(tt.live, tt.replay, tt.f)
+		if abs != tt.abs || rel != tt.rel {
+			t.Errorf("difference(%v, %v) = %q, %q; want %q, %q", tt.live, tt.replay, abs, rel, tt.abs, tt.rel)
+		}
+	}
+}

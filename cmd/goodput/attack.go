@@ -61,6 +61,8 @@ func attackUsage(w io.Writer, fs *flag.FlagSet) {
 	fmt.Fprintln(w, "--out writes curve.csv and curve.html.")
 	fmt.Fprintln(w)
 	fs.PrintDefaults()
+	fmt.Fprintln(w)
+	exitStatus(w, "a bad scenario file, an unreachable target, an interrupted run, an output that cannot be written", "")
 }
 
 type attackFlags struct {

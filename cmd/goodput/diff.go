@@ -34,10 +34,9 @@ func diffUsage(w io.Writer, fs *flag.FlagSet) {
 	fmt.Fprintln(w, "figure that was 0 in A and got worse, or that A measured and B did not (a recovery that")
 	fmt.Fprintln(w, "never came), counts as a regression beyond any PCT.")
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "Exit status: 0 done (no regression beyond PCT), 1 a packet cannot be read, 2 usage,")
-	fmt.Fprintln(w, "3 a regression beyond --fail-above.")
-	fmt.Fprintln(w)
 	fs.PrintDefaults()
+	fmt.Fprintln(w)
+	exitStatus(w, "a packet cannot be read", "a figure got worse by more than --fail-above PCT")
 }
 
 // runDiff is the 'diff' subcommand: it compares the figures of two packets arm by arm.

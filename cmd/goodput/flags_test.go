@@ -72,6 +72,10 @@ func TestHelpExitStatus(t *testing.T) {
 		{[]string{"incident", "render", "-h"}, "usage: goodput incident render", false},
 		{[]string{"incident", "site", "-h"}, "usage: goodput incident site", false},
 		{[]string{"version", "-h"}, "usage: goodput version", false},
+		{[]string{"report", "-h"}, "usage: goodput report DIR", false},
+		{[]string{"diff", "-h"}, "usage: goodput diff A B", true},
+		{[]string{"attack", "-h"}, "usage: goodput attack FILE.scenario.yaml", false},
+		{[]string{"proxy", "-h"}, "usage: goodput proxy", false},
 		{[]string{"help"}, "goodput: an overload lab", true},
 	}
 	for _, tt := range tests {

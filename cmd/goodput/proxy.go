@@ -42,6 +42,8 @@ func proxyUsage(w io.Writer, fs *flag.FlagSet) {
 	fmt.Fprintln(w, "SIGINT or SIGTERM and then prints its counters as JSON on stdout.")
 	fmt.Fprintln(w)
 	fs.PrintDefaults()
+	fmt.Fprintln(w)
+	exitStatus(w, "a bad scenario file, an address that cannot be listened on", "")
 }
 
 // proxyFlags are the parsed command line of 'goodput proxy'.

@@ -21,9 +21,9 @@ func reportUsage(w io.Writer, fs *flag.FlagSet) {
 	fmt.Fprintln(w, "arms side by side and rewrites DIR/report.html, the same bytes the replay wrote. DIR")
 	fmt.Fprintln(w, "may also be the path of its packet.json.")
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "Exit status: 0 done, 1 the packet cannot be read or the page written, 2 usage.")
-	fmt.Fprintln(w)
 	fs.PrintDefaults()
+	fmt.Fprintln(w)
+	exitStatus(w, "the packet cannot be read or the page cannot be written", "")
 }
 
 // runReport is the 'report' subcommand: it reads a packet directory and draws the terminal

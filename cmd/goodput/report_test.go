@@ -113,7 +113,7 @@ func TestReportErrors(t *testing.T) {
 	if err := run([]string{"report", "-h"}, &stdout, &stderr); err != nil {
 		t.Fatalf("-h: %v", err)
 	}
-	for _, want := range []string{"usage: goodput report DIR", "Exit status: 0 done, 1", "2 usage"} {
+	for _, want := range []string{"usage: goodput report DIR", "Exit status:\n", "  2  a usage error"} {
 		if !strings.Contains(stderr.String(), want) {
 			t.Errorf("-h lacks %q:\n%s", want, stderr.String())
 		}
