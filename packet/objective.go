@@ -18,7 +18,7 @@ import (
 //	latency_p99     ms    classes merged), from HdrHistograms. With a window or a State the
 //	latency_p999    ms    spec must also be in Config.Objectives (recorded live).
 //	goodput_rate    /s    goodput per second over the window: the mean (Stat "" or "mean")
-//	                      or the worst tick (Stat "min")
+//	                      or the worst tick of the run (Stat "min"; not a drain's tick)
 //	goodput_fraction x    goodput / offered over the window
 //	duplicates      count duplicate mutations of every kind in the window
 //	queue_age_max   ms    largest sampled oldest-queue age in the window
@@ -148,7 +148,7 @@ func (r *Recorder) evaluate(s ObjectiveSpec) Objective {
 				return 0, false
 			}
 			if s.Stat == "min" {
-				return sum.minGoodputRate, true
+				return sum.minGoodputRate, !math.IsInf(sum.minGoodputRate, 1)
 			}
 			return float64(sum.goodput) / sum.seconds, true
 		})
@@ -363,7 +363,9 @@ func (r *Recorder) windowValue(s ObjectiveSpec, f func(rowSum) (float64, bool)) 
 			sum.sampled++
 			sum.queueAgeMax = max(sum.queueAgeMax, row.QueueAgeMax)
 		}
-		sum.minGoodputRate = min(sum.minGoodputRate, float64(row.Goodput)/r.tick.Seconds())
+		if row.T < r.end() { // as for the amplification peak, the drain's ticks are left out
+			sum.minGoodputRate = min(sum.minGoodputRate, float64(row.Goodput)/r.tick.Seconds())
+		}
 	}
 	if sum.ticks == 0 {
 		if s.State != "" {

@@ -747,3 +747,28 @@ func TestGaveUpThenSettle(t *testing.T) {
 		t.Errorf("totals %+v, latency count %d, %s: %s", a.Totals, a.Latency.Count, a.Invariants[1].Name, a.Invariants[1].Message)
 	}
 }
+
+// The lowest tick of goodput_rate is a tick of the run: a drain's tick after the end,
+// with what finished late, is not one.
+func TestGoodputRateMinLeavesOutTheDrain(t *testing.T) {
+	r := NewRecorder(Config{Arm: "a", Tick: time.Second, Duration: 2 * time.Second})
+	for tick := range 2 {
+		for i := range 4 + tick {
+			at := time.Duration(tick)*time.Second + time.Duration(i)*time.Millisecond
+			r.Offered(at, "c")
+			r.Admitted(at, "c")
+			r.Terminal(at+time.Millisecond, "c", Goodput, time.Millisecond)
+		}
+	}
+	r.Offered(1900*time.Millisecond, "c")
+	r.Admitted(1900*time.Millisecond, "c")
+	r.Terminal(2500*time.Millisecond, "c", Goodput, 600*time.Millisecond)
+	min := 3.0
+	a := r.Finish([]ObjectiveSpec{{Name: "floor", Metric: "goodput_rate", Stat: "min", Min: &min}})
+	if len(a.Series) != 3 {
+		t.Fatalf("%d ticks, want the run's 2 and the drain's", len(a.Series))
+	}
+	if o := a.Objectives[0]; o.Value != 4 || !o.Pass {
+		t.Errorf("lowest tick %v (pass %v), want 4/s, tick 0's", o.Value, o.Pass)
+	}
+}

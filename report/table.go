@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/goodput-lab/goodput/packet"
+	"github.com/goodput-lab/goodput/trials"
 )
 
 // Table writes the arms of p side by side: a header naming the scenario, the seed and the
@@ -480,40 +481,62 @@ func livePairs(arms []packet.Arm) []livePair {
 	return out
 }
 
-// pairFigure is one figure of the replay against the live run: its value on an arm, and
-// whether the arm measured it; pp marks a fraction, whose difference is in points.
+// pairFigure is one figure of the replay against the live run: a sweep's figure
+// ([trials.Figures]), or with rate set that figure per second of the run.
 type pairFigure struct {
 	label string
-	value func(a *packet.Arm) (float64, bool)
-	text  func(v float64) string
-	pp    bool
+	fig   trials.Figure
+	rate  bool
 }
 
+// pairFigures are the figures the replay is held against the live run by, in order.
 func pairFigures() []pairFigure {
-	frac := func(n, d int64) (float64, bool) { return float64(n) / float64(max(d, 1)), d > 0 }
-	rate := func(n int64, d time.Duration) (float64, bool) { return float64(n) / max(d.Seconds(), 1e-9), d > 0 }
-	lat := func(p packet.Percentiles, v time.Duration) (float64, bool) {
-		return packet.Milliseconds(v), p.Count > 0
+	byKey := map[string]trials.Figure{}
+	for _, f := range trials.Figures() {
+		byKey[f.Key] = f
 	}
-	pct := func(v float64) string { return Float(100*v, 1) + "%" }
-	num := func(dec int) func(float64) string { return func(v float64) string { return Float(v, dec) } }
 	return []pairFigure{
-		{label: "offered per s", value: func(a *packet.Arm) (float64, bool) { return rate(a.Totals.Offered, a.Duration) }, text: num(1)},
-		{label: "goodput / offered", value: func(a *packet.Arm) (float64, bool) { return frac(a.Totals.Goodput, a.Totals.Offered) }, text: pct, pp: true},
-		{label: "goodput per s", value: func(a *packet.Arm) (float64, bool) { return rate(a.Totals.Goodput, a.Duration) }, text: num(1)},
-		{label: "attempts per offered (the most amplified layer)", value: func(a *packet.Arm) (float64, bool) {
-			return a.Amplification.Total, a.Totals.Offered > 0
-		}, text: func(v float64) string { return times(v) }},
-		{label: "latency p50 (ms)", value: func(a *packet.Arm) (float64, bool) { return lat(a.Latency, a.Latency.P50) }, text: num(1)},
-		{label: "latency p99 (ms)", value: func(a *packet.Arm) (float64, bool) { return lat(a.Latency, a.Latency.P99) }, text: num(1)},
-		{label: "rejected", value: func(a *packet.Arm) (float64, bool) { return float64(a.Totals.Rejected), true }, text: num(0)},
-		{label: "duplicate mutations", value: func(a *packet.Arm) (float64, bool) { return float64(a.Duplicates.Total()), true }, text: num(0)},
+		{label: "offered per s", fig: byKey["offered"], rate: true},
+		{label: "goodput / offered", fig: byKey["goodput_fraction"]},
+		{label: "goodput per s", fig: byKey["goodput"], rate: true},
+		{label: "attempts per offered (the most amplified layer)", fig: byKey["amplification"]},
+		{label: "completion latency p50 (ms)", fig: byKey["latency_p50_ms"]},
+		{label: "completion latency p99 (ms)", fig: byKey["latency_p99_ms"]},
+		{label: "oldest queue age, highest sample (ms)", fig: byKey["queue_age_max_ms"]},
+		{label: "retries / admitted", fig: byKey["retry_ratio"]},
+		{label: "rejected", fig: byKey["rejected"]},
+		{label: "duplicate mutations", fig: byKey["duplicates"]},
 	}
+}
+
+// value is the figure on arm a, and whether a measured it.
+func (f pairFigure) value(a *packet.Arm) (float64, bool) {
+	v, ok := f.fig.Value(a)
+	if f.rate {
+		secs := packet.Seconds(a.Duration)
+		return v / max(secs, 1e-9), ok && secs > 0
+	}
+	return v, ok
+}
+
+// text formats a value of the figure as the sweep tables do (signed for a difference).
+func (f pairFigure) text(v float64, signed bool) string {
+	if f.rate {
+		s := Float(v, 1)
+		if signed && strings.Trim(s, "0.,-") != "" {
+			if strings.HasPrefix(s, "-") {
+				return "−" + s[1:]
+			}
+			return "+" + s
+		}
+		return strings.TrimPrefix(s, "-")
+	}
+	return figureValue(f.fig, v, signed)
 }
 
 // againstLive writes, for a packet with live arms and their replays, how far each replay
 // is from its live run, figure by figure: live, replay, replay − live and that relative
-// to live.
+// to live. A figure an arm did not measure (a live run samples no queue) is a dash.
 func againstLive(b *bytes.Buffer, arms []packet.Arm, width int) {
 	pairs := livePairs(arms)
 	if len(pairs) == 0 {
@@ -527,13 +550,13 @@ func againstLive(b *bytes.Buffer, arms []packet.Arm, width int) {
 			rv, rok := f.value(pr.replay)
 			cells := []string{"–", "–", "", ""}
 			if lok {
-				cells[0] = f.text(lv)
+				cells[0] = f.text(lv, false)
 			}
 			if rok {
-				cells[1] = f.text(rv)
+				cells[1] = f.text(rv, false)
 			}
 			if lok && rok {
-				cells[2], cells[3] = difference(lv, rv, f)
+				cells[2], cells[3] = f.text(rv-lv, true), relative(lv, rv)
 			}
 			g.row("    "+f.label, cells...)
 		}
@@ -547,33 +570,21 @@ func againstLive(b *bytes.Buffer, arms []packet.Arm, width int) {
 	b.Write(out.Bytes())
 }
 
-// difference is replay − live in the figure's unit (points for a fraction) and relative to
-// live, signed; "–" when live is 0 and the replay not.
-func difference(live, replay float64, f pairFigure) (abs, rel string) {
-	d := replay - live
-	sign := func(s string) string {
-		if !strings.HasPrefix(s, "-") && strings.Trim(s, "0.,") != "" {
-			return "+" + s
-		}
-		return s
-	}
-	if f.pp {
-		abs = sign(Float(100*d, 1)) + " pp"
-	} else {
-		abs = sign(strings.TrimSuffix(f.text(d), "×"))
-		if strings.HasSuffix(f.text(d), "×") {
-			abs += "×"
-		}
-	}
+// relative is replay − live relative to live, as goodput diff writes a change: "+12.5%",
+// "−3.0%", "0%"; "–" when live is 0 and the replay not.
+func relative(live, replay float64) string {
 	switch {
-	case live == 0 && replay == 0:
-		rel = "0.0%"
+	case live == replay:
+		return "0%"
 	case live == 0:
-		rel = "–"
-	default:
-		rel = sign(Float(100*d/math.Abs(live), 1)) + "%"
+		return "–"
 	}
-	return abs, rel
+	p := 100 * (replay - live) / math.Abs(live)
+	s := Float(math.Abs(p), 1)
+	if p < 0 {
+		return "−" + s + "%"
+	}
+	return "+" + s + "%"
 }
 
 // attemptsLabel says what the attempts total adds up: every try at each of n layers.

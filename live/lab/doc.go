@@ -33,9 +33,11 @@
 // age, in flight, load state, instances), so the report shows a dash and recovery that
 // needs them is nil; queue wait and remaining deadline have a count of 0; latency
 // objectives in a window or a load state have no data (the generator keeps no histogram
-// to cut by time). Attempts are the entry layer's (the generator's), by tick; the calls
+// to cut by time). The latency percentiles are the generator's HdrHistograms'; their mean,
+// which it does not keep, is 0. Attempts are the entry layer's (the generator's), by tick; the calls
 // each fault proxy received are in Live.Proxies, not in the layers, whose amplification
-// the series must give tick by tick.
+// the series must give tick by tick (with classes through several entries, a tick's
+// attempts are not split by entry, so the series has no per-tick amplification).
 //
 // # Parts in one process
 //

@@ -36,6 +36,11 @@ func Join(live, replay *packet.Packet) (*packet.Packet, error) {
 			return nil, fmt.Errorf("%w: arm %s of the live packet has source %q, expected %q", ErrMismatch, a.Name, a.Source, packet.SourceLive)
 		}
 	}
+	for _, r := range replay.Arms {
+		if r.Source != "" {
+			return nil, fmt.Errorf("%w: arm %s of the replay packet has source %q; expected a replay's own packet, whose arms have none", ErrMismatch, r.Name, r.Source)
+		}
+	}
 	out := &packet.Packet{Scenario: live.Scenario, Seed: live.Seed, ModelVersion: replay.ModelVersion, Set: replay.Set}
 	used := make([]bool, len(replay.Arms))
 	replayArm := func(r packet.Arm) packet.Arm {

@@ -3,6 +3,7 @@ package lab
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"time"
@@ -44,7 +45,8 @@ var ErrMismatch = errors.New("lab: result does not match the scenario")
 // Arm converts the generator's result of one arm's run of sc into a packet arm named name,
 // with Source "live", on sc's clock (Start is the scenario's, the run's own start is in
 // Live.StartedAt). See the package documentation for how the populations map. The
-// result's classes must be sc's, in order, and its tick sc's.
+// result's classes must be sc's, in order, and its tick sc's; inputs that do not match
+// are an error wrapping [ErrMismatch].
 func Arm(name string, sc *scenario.Scenario, res *loadgen.Result, extra LiveCounts) (packet.Arm, error) {
 	tick := sc.Clock.Tick.Std()
 	if tick <= 0 {
@@ -68,7 +70,7 @@ func Arm(name string, sc *scenario.Scenario, res *loadgen.Result, extra LiveCoun
 		Latency:      percentiles(res.Total.Latency),
 	}
 	if extra.Duplicates.Other != nil {
-		a.Duplicates.Other = maps(extra.Duplicates.Other)
+		a.Duplicates.Other = maps.Clone(extra.Duplicates.Other)
 	}
 	t := &a.Totals
 	for _, c := range res.Classes {
@@ -94,8 +96,7 @@ func Arm(name string, sc *scenario.Scenario, res *loadgen.Result, extra LiveCoun
 		a.RejectedBy[reason] += r.Count
 	}
 
-	// Attempts: at each entry, from the classes that arrive through it, then at each
-	// proxied dependency.
+	// Attempts at each entry, from the classes that arrive through it.
 	entries := entryLayers(sc)
 	for i, c := range res.Classes {
 		e := entries.of[i]
@@ -286,14 +287,6 @@ func perRequest(cpu time.Duration, n int64) time.Duration {
 func percentiles(p loadgen.Percentiles) packet.Percentiles {
 	us := func(d time.Duration) time.Duration { return d.Round(time.Microsecond) }
 	return packet.Percentiles{Count: p.Count, P50: us(p.P50), P90: us(p.P90), P99: us(p.P99), P999: us(p.P999), Max: us(p.Max)}
-}
-
-func maps(m map[string]int64) map[string]int64 {
-	out := make(map[string]int64, len(m))
-	for k, v := range m {
-		out[k] = v
-	}
-	return out
 }
 
 // invariants are the checks a live arm adds to the packet's: the generator's own

@@ -9,7 +9,8 @@ import (
 
 // Objectives maps sc's objectives to the specs a packet evaluates, as the replay maps
 // them: bounds in the metric's unit (milliseconds for latency and queue age, seconds for
-// time to normal, per second for rates, plain ratios for the rest).
+// time to normal, per second for rates, plain ratios for the rest). The model keeps the
+// same mapping unexported (model/plan.go's objectiveSpec); a test holds the two equal.
 func Objectives(sc *scenario.Scenario) []packet.ObjectiveSpec {
 	var out []packet.ObjectiveSpec
 	for _, o := range sc.Objectives {
