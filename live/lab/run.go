@@ -389,14 +389,22 @@ func runArm(ctx context.Context, sc *scenario.Scenario, arm string, o Options) (
 	for i, name := range deps {
 		extra.Proxies = append(extra.Proxies, Proxy{Dependency: name, Stats: ps.proxies[i].Stats()})
 	}
+	dbMu.Lock()
+	failed := dbErr
+	dbMu.Unlock()
 	after, err := ps.store.Audit(context.Background())
 	if err != nil {
-		dbMu.Lock()
-		defer dbMu.Unlock()
-		if dbErr != nil {
-			return a, fmt.Errorf("%w (during the run: %v)", err, dbErr)
+		if failed != nil {
+			return a, fmt.Errorf("the database failed during the run (%v), and the audit after it: %w", failed, err)
 		}
 		return a, err
+	}
+	if o.Log != nil {
+		if failed != nil {
+			o.Log(fmt.Sprintf("arm %s: the database failed during the run: %v; the service answered 503 while it did", arm, failed))
+		}
+		o.Log(fmt.Sprintf("arm %s: by query on the database, %d orders, %d duplicate order rows, %d duplicate commits refused; %d duplicate authorisations at the payment stub",
+			arm, after.Orders-before.Orders, after.Duplicates-before.Duplicates, after.Refused-before.Refused, stubs[1].Stats().DuplicateAuthorisations))
 	}
 	extra.Duplicates = packet.Duplicates{
 		PaymentAuthorizations: stubs[1].Stats().DuplicateAuthorisations,

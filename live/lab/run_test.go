@@ -249,8 +249,8 @@ func TestRunDatabaseStops(t *testing.T) {
 		}
 	}
 	_, err := Run(context.Background(), sc, Options{Seed: sc.Seed, DB: db, Arms: []string{"protected"}, wrap: a.wrap(stopDB)})
-	if err == nil || !strings.Contains(err.Error(), "database") || !strings.Contains(err.Error(), "arm protected") {
-		t.Fatalf("Run: %v; expected an error of arm protected naming the database", err)
+	if err == nil || !strings.Contains(err.Error(), "arm protected: the database failed during the run") {
+		t.Fatalf("Run: %v; expected an error of arm protected saying the database failed", err)
 	}
 	t.Log(err)
 	noPartsLeft(t)
