@@ -433,10 +433,26 @@ func cmpOr(s, def string) string {
 // its caller's deadline: the baseline sends none to its dependencies (its calls go on after
 // the caller has left), and without it the proxies could not count the work it starts
 // after the deadline. A call that carries its own deadline (the protected arm propagates
-// it) is left as it is.
+// it) is left as it is. An entry is dropped [ShutdownTimeout] after its deadline, so the
+// map holds the requests of that long, not of the whole run.
 type callerDeadlines struct {
-	mu sync.Mutex
-	m  map[string]time.Time
+	mu    sync.Mutex
+	m     map[string]time.Time
+	added int
+}
+
+// note records the deadline dl of key, and every 1024 notes drops the entries past use.
+func (c *callerDeadlines) note(key string, dl, now time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.m[key] = dl
+	if c.added++; c.added%1024 == 0 {
+		for k, d := range c.m {
+			if now.Sub(d) > ShutdownTimeout {
+				delete(c.m, k)
+			}
+		}
+	}
 }
 
 // record wraps the service's handler: it notes the caller's deadline and counts the
@@ -448,9 +464,7 @@ func (c *callerDeadlines) record(work *sync.WaitGroup, h http.Handler) http.Hand
 		now := time.Now()
 		if id, ok, err := identity.Extract(r.Header); ok && err == nil {
 			if dl, ok, err := deadline.Extract(r.Header, now, deadline.Config{}); ok && err == nil {
-				c.mu.Lock()
-				c.m[string(id.Key)] = dl
-				c.mu.Unlock()
+				c.note(string(id.Key), dl, now)
 			}
 		}
 		h.ServeHTTP(w, r)

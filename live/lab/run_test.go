@@ -3,15 +3,19 @@ package lab
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/goodput-lab/goodput/control/deadline"
 	"github.com/goodput-lab/goodput/control/identity"
 	"github.com/goodput-lab/goodput/live/demo"
 	"github.com/goodput-lab/goodput/packet"
@@ -293,5 +297,70 @@ func TestRunBadInput(t *testing.T) {
 			}
 			noPartsLeft(t)
 		})
+	}
+}
+
+// TestDupTicks puts observed duplicates in their rows, those past the last row in the
+// last, and what was not observed in the last row.
+func TestDupTicks(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		ticks []int64
+		rows  int
+		total int64
+		want  []int64
+	}{
+		{"none", nil, 5, 0, nil},
+		{"observed", []int64{0, 2, 0, 1}, 5, 3, []int64{0, 2, 0, 1}},
+		{"past the last row", []int64{1, 0, 0, 0, 0, 0, 4}, 3, 5, []int64{1, 0, 4}},
+		{"not observed", []int64{0, 1}, 4, 3, []int64{0, 1, 0, 2}},
+		{"no rows", []int64{1}, 0, 1, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d := &dupTicks{ticks: tc.ticks}
+			if got := d.byTick(tc.rows, tc.total); !slices.Equal(got, tc.want) {
+				t.Errorf("byTick(%d, %d) = %v, want %v", tc.rows, tc.total, got, tc.want)
+			}
+		})
+	}
+}
+
+// TestCallerDeadlines stamps a call without a deadline with its caller's, by the body's
+// order, leaves a call with one as it is, and drops entries long past their deadline.
+func TestCallerDeadlines(t *testing.T) {
+	c := &callerDeadlines{m: map[string]time.Time{}}
+	now := time.Date(2026, 3, 10, 14, 0, 0, 0, time.UTC)
+	dl := now.Add(time.Second)
+	c.note("order-1", dl, now)
+	var got http.Header
+	h := c.stamp(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { got = r.Header.Clone() }))
+	for _, tc := range []struct {
+		name, body, header string
+		want               string
+	}{
+		{"stamped", `{"order":"order-1","amount":5}`, "", deadline.FormatDeadline(dl)},
+		{"unknown order", `{"order":"order-2"}`, "", ""},
+		{"not JSON", `nope`, "", ""},
+		{"its own deadline", `{"order":"order-1"}`, deadline.FormatDeadline(now), deadline.FormatDeadline(now)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := httptest.NewRequest("POST", "/authorise", strings.NewReader(tc.body))
+			if tc.header != "" {
+				r.Header.Set(deadline.Header, tc.header)
+			}
+			h.ServeHTTP(httptest.NewRecorder(), r)
+			if g := got.Get(deadline.Header); g != tc.want {
+				t.Errorf("%s = %q, want %q", deadline.Header, g, tc.want)
+			}
+		})
+	}
+	for i := range 1023 {
+		c.note(fmt.Sprint("later-", i), now.Add(time.Hour), now.Add(ShutdownTimeout+2*time.Second))
+	}
+	if _, ok := c.m["order-1"]; ok {
+		t.Error("order-1 is kept past its deadline and ShutdownTimeout")
+	}
+	if len(c.m) != 1023 {
+		t.Errorf("%d entries, want the 1023 later ones", len(c.m))
 	}
 }
