@@ -17,6 +17,7 @@
 //	goodput incident check [--lenient] FILE|DIR…
 //	goodput incident render|site …
 //	goodput proxy --upstream URL [FILE.scenario.yaml --dependency NAME] [--listen ADDR] [--seed N] …
+//	goodput lab FILE.scenario.yaml [--out DIR] [--with-replay] [--seed N] [--db FILE|postgres://…] [--arms ARM[,ARM…]]
 //	goodput demo FILE.scenario.yaml --policy ARM --dep NAME=URL… [--listen ADDR] [--db FILE|postgres://…]
 //	goodput demo dependency [--kind risk|payment|all] [--listen ADDR]
 //	goodput version (or goodput --version)
@@ -54,6 +55,7 @@ var commands = []command{
 	{"schema", "print the JSON Schema of a file format (scenario or incident)", runSchema},
 	{"incident", "check, render or index postmortem documents", runIncident},
 	{"proxy", "an HTTP fault proxy applying a dependency's faults on the timeline", runProxy},
+	{"lab", "run a scenario's arms live on loopback (service, fault proxies, stubs, load); --with-replay beside the replay", runLab},
 	{"demo", "the live lab's reference checkout under a scenario's arm, or a stub dependency", runDemo},
 	{"version", "print the module version, VCS revision, Go version and model_version", runVersion},
 }

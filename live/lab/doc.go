@@ -6,6 +6,11 @@
 //
 // # Which function to call
 //
+//   - [Run] runs a scenario's arms live on loopback, one after the other (each arm has the
+//     machine to itself, on the scenario's clock from its own load start): the stub
+//     dependencies, a fault proxy per dependency, the reference service (live/demo) under
+//     the arm's policy and the scenario's load (live/loadgen); then it stops every part,
+//     audits the database by query and converts each arm with Arm. `goodput lab` calls it.
 //   - [Arm] converts one arm's run: [loadgen.Result] plus [LiveCounts] to a packet arm,
 //     with its populations, per-tick series, objectives (evaluated by the replay's own code,
 //     [packet.Arm.Evaluate]) and invariants.
@@ -33,4 +38,12 @@
 // each fault proxy received are in Live.Proxies, not in the layers, whose amplification
 // the series must give tick by tick (with classes through several entries, a tick's
 // attempts are not split by entry, so the series has no per-tick amplification).
+//
+// # Parts in one process
+//
+// Run starts every part in the calling process, on real loopback sockets and real HTTP,
+// each on goroutines of its own; so the generator's CPU figure (the process's) includes the
+// service's, the proxies' and the stubs', and the CPU each part used is known only
+// roughly. Running each part in a process of its own (a re-exec of the goodput binary
+// per part) is a later option.
 package lab
