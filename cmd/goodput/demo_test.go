@@ -4,10 +4,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -171,6 +174,40 @@ func TestDemoCommandOtelStdout(t *testing.T) {
 				t.Errorf("span %s: %s = %v; want %v (spans %v)", name, k, got[name][k], v, got)
 			}
 		}
+	}
+}
+
+// With --otel otlp the spans go over OTLP/HTTP to $OTEL_EXPORTER_OTLP_ENDPOINT, flushed on stop.
+func TestDemoCommandOtelOTLP(t *testing.T) {
+	var mu sync.Mutex
+	var posts []string
+	collector := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		mu.Lock()
+		posts = append(posts, fmt.Sprintf("%s %s %s %t", r.Method, r.URL.Path, r.Header.Get("Content-Type"), len(b) > 0))
+		mu.Unlock()
+		w.Header().Set("Content-Type", "application/x-protobuf")
+	}))
+	defer collector.Close()
+	t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", collector.URL)
+
+	dep, _ := startDemo(t, demoDependency, "--kind", "all")
+	addr, stop := startDemo(t, demoService, checkoutScenario, "--policy", "protected",
+		"--dep", "payment-risk="+dep, "--dep", "payment="+dep, "--db", filepath.Join(t.TempDir(), "orders.db"), "--otel", "otlp")
+	client := &http.Client{Timeout: 10 * time.Second}
+	defer client.CloseIdleConnections()
+	resp, err := client.Get(addr + "/orders/none")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if err, _, stderr := stop(); err != nil || strings.Count(stderr, "\n") != 1 {
+		t.Fatalf("demo: %v; stderr %q, want only the banner", err, stderr)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(posts) != 1 || posts[0] != "POST /v1/traces application/x-protobuf true" {
+		t.Errorf("collector received %q; want one POST of spans to /v1/traces", posts)
 	}
 }
 
