@@ -15,6 +15,13 @@ import (
 	"syscall"
 	"time"
 
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
+	"go.opentelemetry.io/otel/exporters/stdout/stdouttrace"
+	"go.opentelemetry.io/otel/sdk/resource"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+
+	"github.com/goodput-lab/goodput/control/controlotel"
 	"github.com/goodput-lab/goodput/live/demo"
 	"github.com/goodput-lab/goodput/scenario"
 )
@@ -31,7 +38,7 @@ func runDemo(args []string, stdout, stderr io.Writer) error {
 }
 
 func demoUsage(w io.Writer, fs *flag.FlagSet) {
-	fmt.Fprintln(w, "usage: goodput demo FILE.scenario.yaml --policy ARM --dep NAME=URL… [--listen ADDR] [--db FILE|postgres://…]")
+	fmt.Fprintln(w, "usage: goodput demo FILE.scenario.yaml --policy ARM --dep NAME=URL… [--listen ADDR] [--db FILE|postgres://…] [--otel stdout|otlp]")
 	fmt.Fprintln(w, "       goodput demo dependency [--kind risk|payment|all] [--listen ADDR]")
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "Serves the reference checkout under one arm of the scenario: POST /checkout (new")
@@ -42,6 +49,10 @@ func demoUsage(w io.Writer, fs *flag.FlagSet) {
 	fmt.Fprintln(w, "fault proxies, in the lab) and commits orders to the database: a SQLite file, or")
 	fmt.Fprintln(w, "PostgreSQL with a postgres:// URL. The address is printed on stderr once it listens;")
 	fmt.Fprintln(w, "it runs until SIGINT or SIGTERM and then prints the database's audit as JSON on stdout.")
+	fmt.Fprintln(w, "With --otel the controls' decisions are traced with OpenTelemetry (package")
+	fmt.Fprintln(w, "control/controlotel): 'stdout' writes the spans as JSON lines on stderr, 'otlp' sends")
+	fmt.Fprintln(w, "them over OTLP/HTTP to $OTEL_EXPORTER_OTLP_ENDPOINT (default http://localhost:4318).")
+	fmt.Fprintln(w, "The baseline arm runs no controls and has no spans.")
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "'goodput demo dependency' is a stub dependency that answers at once and counts")
 	fmt.Fprintln(w, "authorisations by identity (GET /_stub/stats); on SIGINT or SIGTERM it prints them.")
@@ -54,6 +65,7 @@ func demoUsage(w io.Writer, fs *flag.FlagSet) {
 // demoFlags are the parsed command line of 'goodput demo'.
 type demoFlags struct {
 	file, policy, listen, db string
+	otel                     string // "", "stdout" or "otlp"
 	deps                     map[string]string
 }
 
@@ -64,6 +76,13 @@ func parseDemoFlags(args []string, stderr io.Writer) (demoFlags, error) {
 	fs.StringVar(&f.policy, "policy", "", "serve the scenario's arm `ARM`, e.g. baseline or protected (default: its only arm)")
 	fs.StringVar(&f.listen, "listen", "127.0.0.1:0", "listen on `ADDR` (host:port; port 0 picks a free one)")
 	fs.StringVar(&f.db, "db", "orders.db", "the orders database: a SQLite `FILE` (created if missing) or a postgres:// URL")
+	fs.Func("otel", "trace the controls with OpenTelemetry to `EXPORTER`: stdout (JSON lines on stderr) or otlp (OTLP/HTTP)", func(v string) error {
+		if v != "stdout" && v != "otlp" {
+			return fmt.Errorf("%q: expected stdout or otlp", v)
+		}
+		f.otel = v
+		return nil
+	})
 	fs.Func("dep", "call the scenario's dependency NAME at URL, `NAME=URL` (repeat for each)", func(v string) error {
 		name, u, ok := strings.Cut(v, "=")
 		if !ok || name == "" || u == "" {
@@ -124,6 +143,21 @@ func demoService(ctx context.Context, args []string, stdout, stderr io.Writer, r
 		return err
 	}
 	defer store.Close()
+	if f.otel != "" {
+		tp, err := demoTracerProvider(ctx, f.otel, stderr)
+		if err != nil {
+			return err
+		}
+		defer func() {
+			// Flush the spans still batched; they are lost if the collector does not answer.
+			flush, done := context.WithTimeout(context.Background(), 5*time.Second)
+			defer done()
+			if err := tp.Shutdown(flush); err != nil {
+				fmt.Fprintf(stderr, "goodput demo: --otel %s: %v\n", f.otel, err)
+			}
+		}()
+		cfg.Observer = controlotel.New(tp)
+	}
 	svc, err := demo.New(cfg, store)
 	if err != nil {
 		return err
@@ -147,6 +181,28 @@ func demoService(ctx context.Context, args []string, stdout, stderr io.Writer, r
 		return err
 	}
 	return demoJSON(stdout, audit)
+}
+
+// demoTracerProvider returns the TracerProvider of --otel exporter: stdout writes
+// spans as JSON lines on stderr, apart from the audit on stdout; otlp sends them over
+// OTLP/HTTP to the endpoint of the standard OTEL_EXPORTER_OTLP_* variables. Shut it
+// down to flush.
+func demoTracerProvider(ctx context.Context, exporter string, stderr io.Writer) (*sdktrace.TracerProvider, error) {
+	var exp sdktrace.SpanExporter
+	var err error
+	switch exporter {
+	case "stdout":
+		exp, err = stdouttrace.New(stdouttrace.WithWriter(stderr))
+	case "otlp":
+		exp, err = otlptracehttp.New(ctx)
+	default:
+		return nil, fmt.Errorf("%w: demo: --otel %q: expected stdout or otlp", errUsage, exporter)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("demo: --otel %s: %w", exporter, err)
+	}
+	res := resource.NewSchemaless(attribute.String("service.name", "goodput-demo"))
+	return sdktrace.NewTracerProvider(sdktrace.WithBatcher(exp), sdktrace.WithResource(res)), nil
 }
 
 // demoDependency runs 'goodput demo dependency …' until ctx ends.

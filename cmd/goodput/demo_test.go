@@ -4,10 +4,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -111,6 +114,103 @@ func TestDemoCommand(t *testing.T) {
 	}
 }
 
+// With --otel stdout the service writes its spans as JSON lines on stderr, after the
+// banner, and flushes them on stop: a served checkout and its dependency attempts.
+func TestDemoCommandOtelStdout(t *testing.T) {
+	dep, _ := startDemo(t, demoDependency, "--kind", "all")
+	addr, stop := startDemo(t, demoService, checkoutScenario, "--policy", "protected",
+		"--dep", "payment-risk="+dep, "--dep", "payment="+dep, "--db", filepath.Join(t.TempDir(), "orders.db"), "--otel", "stdout")
+	client := &http.Client{Timeout: 10 * time.Second}
+	defer client.CloseIdleConnections()
+	req, _ := http.NewRequest("POST", addr+"/checkout", strings.NewReader(`{"amount":100}`))
+	identity.Inject(req.Header, identity.First("otel-1"))
+	resp, err := client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 201 {
+		t.Errorf("checkout: %d; want 201", resp.StatusCode)
+	}
+
+	err, _, stderr := stop()
+	if err != nil {
+		t.Fatalf("demo: %v\n%s", err, stderr)
+	}
+	banner, spans, _ := strings.Cut(stderr, "\n")
+	if !strings.HasPrefix(banner, "goodput demo: listening on "+addr) {
+		t.Errorf("stderr begins %q; want the banner", banner)
+	}
+	type span struct {
+		Name       string
+		Attributes []struct {
+			Key   string
+			Value struct{ Value any }
+		}
+	}
+	got := map[string]map[string]any{} // by span name and dependency: attributes
+	for line := range strings.Lines(spans) {
+		var s span
+		if err := json.Unmarshal([]byte(line), &s); err != nil {
+			t.Fatalf("stderr line %q is not a span: %v", line, err)
+		}
+		attrs := map[string]any{}
+		for _, kv := range s.Attributes {
+			attrs[kv.Key] = kv.Value.Value
+		}
+		name := s.Name
+		if d, ok := attrs["goodput.dependency"].(string); ok {
+			name += " " + d
+		}
+		got[name] = attrs
+	}
+	for name, want := range map[string]map[string]any{
+		"goodput.serve":                {"goodput.identity": "otel-1", "goodput.admission.class": "standard", "goodput.result": "goodput"},
+		"goodput.attempt payment":      {"goodput.identity": "otel-1", "goodput.result": "success"},
+		"goodput.attempt payment-risk": {"goodput.identity": "otel-1", "goodput.result": "success"},
+	} {
+		for k, v := range want {
+			if got[name][k] != v {
+				t.Errorf("span %s: %s = %v; want %v (spans %v)", name, k, got[name][k], v, got)
+			}
+		}
+	}
+}
+
+// With --otel otlp the spans go over OTLP/HTTP to $OTEL_EXPORTER_OTLP_ENDPOINT, flushed on stop.
+func TestDemoCommandOtelOTLP(t *testing.T) {
+	var mu sync.Mutex
+	var posts []string
+	collector := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		mu.Lock()
+		posts = append(posts, fmt.Sprintf("%s %s %s %t", r.Method, r.URL.Path, r.Header.Get("Content-Type"), len(b) > 0))
+		mu.Unlock()
+		w.Header().Set("Content-Type", "application/x-protobuf")
+	}))
+	defer collector.Close()
+	t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", collector.URL)
+
+	dep, _ := startDemo(t, demoDependency, "--kind", "all")
+	addr, stop := startDemo(t, demoService, checkoutScenario, "--policy", "protected",
+		"--dep", "payment-risk="+dep, "--dep", "payment="+dep, "--db", filepath.Join(t.TempDir(), "orders.db"), "--otel", "otlp")
+	client := &http.Client{Timeout: 10 * time.Second}
+	defer client.CloseIdleConnections()
+	resp, err := client.Get(addr + "/orders/none")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if err, _, stderr := stop(); err != nil || strings.Count(stderr, "\n") != 1 {
+		t.Fatalf("demo: %v; stderr %q, want only the banner", err, stderr)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(posts) != 1 || posts[0] != "POST /v1/traces application/x-protobuf true" {
+		t.Errorf("collector received %q; want one POST of spans to /v1/traces", posts)
+	}
+}
+
 func TestDemoCommandErrors(t *testing.T) {
 	dir := t.TempDir()
 	dep := "payment-risk=http://127.0.0.1:1"
@@ -125,6 +225,7 @@ func TestDemoCommandErrors(t *testing.T) {
 		{"no arm", []string{"demo", checkoutScenario, "--policy", "canary"}, 2, `no arm "canary"; expected one of baseline, protected`},
 		{"missing dep", []string{"demo", checkoutScenario, "--policy", "baseline", "--dep", dep}, 2, "no URL for dependency payment; expected --dep payment=URL"},
 		{"bad dep", []string{"demo", checkoutScenario, "--dep", "payment"}, 2, `"payment": expected NAME=URL`},
+		{"bad otel", []string{"demo", checkoutScenario, "--otel", "jaeger"}, 2, `"jaeger": expected stdout or otlp`},
 		{"dep twice", []string{"demo", checkoutScenario, "--dep", dep, "--dep", dep}, 2, "given twice"},
 		{"no scenario", []string{"demo", filepath.Join(dir, "none.scenario.yaml"), "--policy", "baseline"}, 1, "none.scenario.yaml"},
 		{"bad db", []string{"demo", checkoutScenario, "--policy", "baseline", "--dep", dep, "--dep", "payment=http://127.0.0.1:2",

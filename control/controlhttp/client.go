@@ -62,6 +62,11 @@ type ClientConfig struct {
 	Seed uint64
 	// Metrics, when not nil, counts attempts, retry decisions and refusals.
 	Metrics *Metrics
+	// Observer, when not nil, is told of every attempt, e.g. to trace it
+	// (package controlotel). Nil costs nothing.
+	Observer ClientObserver
+	// Dependency names the dependency for the Observer, e.g. "payments".
+	Dependency string
 }
 
 // Validate reports whether c is usable.
@@ -173,7 +178,18 @@ type result struct {
 	failed  bool           // the attempt failed; failure says how
 	failure budget.Failure // for the budget
 	made    bool           // false: refused before the call was made
+
+	// For the Observer only.
+	refused    string    // why the call was not made
+	start, end time.Time // of the attempt
+	timeout    time.Duration
 }
+
+// Retry decisions passed to observe besides the retry reasons.
+const (
+	retryNotAsked = -2 // no retry was considered
+	retryNoBudget = -1 // the transport has no budget
+)
 
 // RoundTrip implements [http.RoundTripper].
 func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -195,9 +211,11 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	for n := 1; ; n++ {
 		r := t.attempt(&c, n)
 		if !r.made || !r.failed {
+			t.observe(&c, n, &r, retryNotAsked)
 			return r.resp, r.err
 		}
-		wait, ok := t.retry(&c, n, r)
+		wait, ok, why := t.retry(&c, n, r)
+		t.observe(&c, n, &r, why)
 		if !ok {
 			return r.resp, r.err
 		}
@@ -223,12 +241,12 @@ func (t *Transport) attempt(c *call, n int) result {
 			if n == 1 {
 				closeBody(c.req)
 			}
+			why := refusalDeadlineInsufficient
 			if errors.Is(err, deadline.ErrExpired) {
-				t.cfg.Metrics.countRefusal(refusalDeadlineExpired)
-			} else {
-				t.cfg.Metrics.countRefusal(refusalDeadlineInsufficient)
+				why = refusalDeadlineExpired
 			}
-			return result{err: fmt.Errorf("controlhttp: call not made: %w", err)}
+			t.cfg.Metrics.countRefusal(why)
+			return result{err: fmt.Errorf("controlhttp: call not made: %w", err), refused: refusalNames[why], start: now, end: now}
 		}
 		callDL = now.Add(timeout)
 	case t.cfg.Ceiling > 0:
@@ -239,7 +257,7 @@ func (t *Transport) attempt(c *call, n int) result {
 	if n > 1 && body != nil && body != http.NoBody {
 		b, err := c.req.GetBody()
 		if err != nil {
-			return result{err: fmt.Errorf("controlhttp: replaying the request body: %w", err)}
+			return result{err: fmt.Errorf("controlhttp: replaying the request body: %w", err), refused: "body", start: now, end: now}
 		}
 		body = b
 	}
@@ -251,12 +269,12 @@ func (t *Transport) attempt(c *call, n int) result {
 			if body != nil {
 				body.Close()
 			}
+			why := refusalBreakerOpen
 			if errors.Is(err, breaker.ErrProbeLimit) {
-				t.cfg.Metrics.countRefusal(refusalBreakerProbeLimit)
-			} else {
-				t.cfg.Metrics.countRefusal(refusalBreakerOpen)
+				why = refusalBreakerProbeLimit
 			}
-			return result{err: fmt.Errorf("controlhttp: call not made: %w", err)}
+			t.cfg.Metrics.countRefusal(why)
+			return result{err: fmt.Errorf("controlhttp: call not made: %w", err), refused: refusalNames[why], start: now, end: now}
 		}
 		ticket = tk
 	}
@@ -279,7 +297,13 @@ func (t *Transport) attempt(c *call, n int) result {
 	}
 
 	resp, err := t.next.RoundTrip(out)
-	r := result{resp: resp, err: err, made: true}
+	r := result{resp: resp, err: err, made: true, start: now}
+	if !callDL.IsZero() {
+		r.timeout = callDL.Sub(now)
+	}
+	if t.cfg.Observer != nil {
+		r.end = time.Now()
+	}
 	switch {
 	case err != nil:
 		cancel()
@@ -324,24 +348,24 @@ func classify(resp *http.Response) (failed bool, f budget.Failure) {
 }
 
 // retry decides whether the attempt n of c, which failed as r, is retried,
-// and after what wait; it counts the decision.
-func (t *Transport) retry(c *call, n int, r result) (wait time.Duration, ok bool) {
+// and after what wait; it counts the decision and returns its reason.
+func (t *Transport) retry(c *call, n int, r result) (wait time.Duration, ok bool, why int) {
 	m := t.cfg.Metrics
 	if t.cfg.Budget == nil {
-		return 0, false
+		return 0, false, retryNoBudget
 	}
 	if n >= t.cfg.MaxAttempts || (c.hasID && c.id.Attempt >= identity.MaxAttempt) {
 		m.countRetry(retryMaxAttempts)
-		return 0, false
+		return 0, false, retryMaxAttempts
 	}
 	if b := c.req.Body; b != nil && b != http.NoBody && c.req.GetBody == nil {
 		m.countRetry(retryBodyNotReplayable)
-		return 0, false
+		return 0, false, retryBodyNotReplayable
 	}
 	now := time.Now()
 	if br := t.cfg.Breaker; br != nil && br.State(now) == breaker.Open {
 		m.countRetry(retryBreakerOpen)
-		return 0, false
+		return 0, false, retryBreakerOpen
 	}
 	t.mu.Lock()
 	u := t.rng.Float64()
@@ -360,7 +384,40 @@ func (t *Transport) retry(c *call, n int, r result) (wait time.Duration, ok bool
 		Expected:     wait + t.cfg.Expected + t.cfg.Reserve,
 	})
 	m.countRetry(int(d.Reason))
-	return wait, d.Allowed
+	return wait, d.Allowed, int(d.Reason)
+}
+
+// observe tells the Observer, if any, of the attempt n of c, which ended as
+// r and was followed by the retry decision why.
+func (t *Transport) observe(c *call, n int, r *result, why int) {
+	obs := t.cfg.Observer
+	if obs == nil {
+		return
+	}
+	a := Attempt{
+		Dependency: t.cfg.Dependency,
+		Start:      r.start, End: r.end,
+		N: n, Timeout: r.timeout,
+		Made: r.made, Refused: r.refused,
+		Err: r.err, Failed: r.failed,
+	}
+	if c.hasID {
+		a.Identity = c.id
+	}
+	if r.resp != nil {
+		a.Status = r.resp.StatusCode
+	}
+	switch why {
+	case retryNotAsked:
+	case retryNoBudget:
+		a.Retry = "suppressed:no-budget"
+	default:
+		a.Retry = retryDecision(why)
+	}
+	if br := t.cfg.Breaker; br != nil {
+		a.Breaker = br.State(a.End)
+	}
+	obs.Attempted(c.req.Context(), a)
 }
 
 // sleep waits for d, or until ctx ends and returns its cause.

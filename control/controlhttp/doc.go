@@ -59,6 +59,17 @@
 // of your own and serve that with promhttp; nothing goes to the global
 // registry. Without a Metrics nothing is counted.
 //
+// # Tracing
+//
+// A [ServerObserver] in [ServerConfig.Observer] is told of every request
+// (its [Served]: identity, attempt, deadline, class, admission and refusal
+// reason, load state and generation, features shed and asked, terminal
+// result) and a [ClientObserver] in [ClientConfig.Observer] of every attempt
+// (its [Attempt]: timeout, refusal, outcome, retry token, breaker state).
+// Package controlotel implements both with OpenTelemetry, so this package
+// does not link it. Without an Observer nothing is reported and nothing is
+// allocated for it.
+//
 // # A program
 //
 //	func run() error {

@@ -61,6 +61,10 @@ type ServerConfig struct {
 	Shed shed.Table
 	// Metrics, when not nil, counts every decision. Nil counts nothing.
 	Metrics *Metrics
+	// Observer, when not nil, is told of every request and what was
+	// decided for it, e.g. to trace it (package controlotel). Nil costs
+	// nothing.
+	Observer ServerObserver
 }
 
 // Validate reports whether c is usable.
@@ -102,7 +106,8 @@ type ctxKey struct{}
 type requestState struct {
 	info    Info
 	h       *handler
-	started atomic.Int64 // UnixNano of the call to Started; 0 before it
+	started atomic.Int64  // UnixNano of the call to Started; 0 before it
+	asked   atomic.Uint64 // shed.Set of the features asked with Shed; only with an Observer
 }
 
 func stateFrom(ctx context.Context) *requestState {
@@ -130,6 +135,9 @@ func Shed(ctx context.Context, f shed.Feature) bool {
 		return false
 	}
 	shedNow := st.info.Shed.Has(f)
+	if st.h.cfg.Observer != nil && f < shed.MaxFeatures {
+		st.asked.Or(1 << f)
+	}
 	if st.h.shedCount != nil && int(f) < len(st.h.shedCount) {
 		st.h.shedCount[f].add(shedNow)
 	}
@@ -233,21 +241,28 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		snap = cfg.LoadState.Snapshot()
 		m.setLoadState(snap.State, snap.Generation)
 	}
+	ctx := r.Context()
+	if cfg.Observer != nil {
+		ctx = cfg.Observer.Begin(r)
+	}
+	sv := Served{Arrived: now, Class: class, State: snap.State, Generation: snap.Generation, Features: cfg.Shed}
 
 	dl, hasDL, err := deadline.Extract(r.Header, now, cfg.Deadline)
 	if err != nil {
-		h.refuse(w, class, snap.Generation, refusal{status: http.StatusBadRequest, code: serverReasonMalformedDeadline, reason: reasonMalformedDeadline, detail: err.Error()})
+		h.refuse(w, ctx, &sv, refusal{status: http.StatusBadRequest, code: serverReasonMalformedDeadline, reason: reasonMalformedDeadline, detail: err.Error()})
 		return
 	}
+	sv.Deadline = dl
 	id, hasID, err := identity.Extract(r.Header)
 	if err != nil {
-		h.refuse(w, class, snap.Generation, refusal{status: http.StatusBadRequest, code: serverReasonMalformedIdentity, reason: reasonMalformedIdentity, detail: err.Error()})
+		h.refuse(w, ctx, &sv, refusal{status: http.StatusBadRequest, code: serverReasonMalformedIdentity, reason: reasonMalformedIdentity, detail: err.Error()})
 		return
 	}
+	sv.Identity = id
 	slack := admission.NoDeadline
 	if hasDL {
 		if slack = dl.Sub(now); slack <= 0 {
-			h.refuse(w, class, snap.Generation, refusal{
+			h.refuse(w, ctx, &sv, refusal{
 				status: http.StatusServiceUnavailable, code: serverReasonExpired, reason: reasonExpired, overload: true,
 				detail: deadline.ErrExpired.Error(),
 			})
@@ -261,7 +276,7 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			if d.Reason == admission.ReasonReserved || d.Reason == admission.ReasonClassClosed {
 				status = http.StatusTooManyRequests
 			}
-			h.refuse(w, class, snap.Generation, refusal{
+			h.refuse(w, ctx, &sv, refusal{
 				status: status, code: int(d.Reason), reason: d.Reason.String(), retryAfter: d.RetryAfter, overload: true,
 				detail: d.Err().Error(),
 			})
@@ -270,7 +285,7 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	m.countAdmission(class, serverReasonAdmitted)
 
-	ctx := r.Context()
+	octx := ctx
 	cancel := context.CancelFunc(func() {})
 	if hasDL {
 		ctx, cancel = deadline.NewContext(ctx, dl)
@@ -302,14 +317,25 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			}
 			cfg.Admission.Done(end, admission.Sample{Class: class, QueueDelay: queued, Latency: end.Sub(now), Dropped: dropped})
 		}
-		m.countOutcome(class, outcomeOf(rw.status(), completed, hasDL && end.After(dl)))
+		outcome := outcomeOf(rw.status(), completed, hasDL && end.After(dl))
+		m.countOutcome(class, outcome)
+		if cfg.Observer != nil {
+			sv.Answered, sv.Admitted, sv.Result = end, true, outcomeNames[outcome]
+			sv.Shed, sv.Asked = st.info.Shed, shed.Set(st.asked.Load())
+			if completed {
+				sv.Status = rw.status()
+			}
+			cfg.Observer.Served(octx, sv)
+		}
 	}()
 	h.next.ServeHTTP(rw, r.WithContext(ctx))
 	completed = true
 }
 
-// refuse answers a request the middleware does not pass on.
-func (h *handler) refuse(w http.ResponseWriter, class admission.Class, gen uint64, f refusal) {
+// refuse answers a request the middleware does not pass on, and tells the
+// observer, if any, with the Served sv built so far.
+func (h *handler) refuse(w http.ResponseWriter, ctx context.Context, sv *Served, f refusal) {
+	class, gen := sv.Class, sv.Generation
 	hd := w.Header()
 	hd.Set("Content-Type", "text/plain; charset=utf-8")
 	hd.Set("X-Content-Type-Options", "nosniff")
@@ -324,6 +350,13 @@ func (h *handler) refuse(w http.ResponseWriter, class admission.Class, gen uint6
 	w.WriteHeader(f.status)
 	fmt.Fprintf(w, "%s: %s (class %s, generation %d)\n", f.reason, f.detail, class, gen)
 	h.cfg.Metrics.countAdmission(class, f.code)
+	if obs := h.cfg.Observer; obs != nil {
+		sv.Answered, sv.Status, sv.Reason, sv.Result = time.Now(), f.status, f.reason, ResultRejected
+		if f.code == serverReasonExpired {
+			sv.Result = ResultExpired
+		}
+		obs.Served(ctx, *sv)
+	}
 }
 
 // retryAfterSeconds formats d as a Retry-After delay: whole seconds, rounded

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/goodput-lab/goodput/control/controlhttp"
 	"github.com/goodput-lab/goodput/scenario"
 )
 
@@ -99,6 +100,17 @@ type Config struct {
 	AdmissionMax int
 	// Seed seeds the client transports' jitter.
 	Seed uint64
+	// Observer, when not nil, is told of every decision of the controls, e.g. a
+	// controlotel.Observer that traces them: it is the ServerConfig's and every
+	// ClientConfig's Observer. The baseline, without the controls, tells it nothing.
+	Observer Observer
+}
+
+// Observer is what [Config.Observer] is told of: each request the controls serve and
+// each attempt of a dependency call.
+type Observer interface {
+	controlhttp.ServerObserver
+	controlhttp.ClientObserver
 }
 
 // FromScenario builds the configuration of arm of sc. deps maps dependency names to base

@@ -120,6 +120,9 @@ func New(cfg Config, store *Store) (*Service, error) {
 				Seed:     cfg.Seed + uint64(i),
 				Metrics:  metrics,
 			}
+			if cfg.Observer != nil {
+				cc.Observer, cc.Dependency = cfg.Observer, d.Name
+			}
 			if pol.DependencyTimeout != scenario.TimeoutDerived {
 				cc.Ceiling = d.Timeout // the fixed timeout stays a cap
 			}
@@ -157,6 +160,9 @@ func New(cfg Config, store *Store) (*Service, error) {
 				Classify:  classify,
 				Expected:  expected[rt.route],
 				Metrics:   metrics,
+			}
+			if cfg.Observer != nil {
+				sc.Observer = cfg.Observer
 			}
 			if err := sc.Validate(); err != nil {
 				return nil, fmt.Errorf("demo: arm %s: %w", cfg.Arm, err)
