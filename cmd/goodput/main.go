@@ -18,7 +18,7 @@
 //	goodput incident render|site …
 //	goodput proxy --upstream URL [FILE.scenario.yaml --dependency NAME] [--listen ADDR] [--seed N] …
 //	goodput lab FILE.scenario.yaml [--out DIR] [--with-replay] [--seed N] [--db FILE|postgres://…] [--arms ARM[,ARM…]]
-//	goodput demo FILE.scenario.yaml --policy ARM --dep NAME=URL… [--listen ADDR] [--db FILE|postgres://…]
+//	goodput demo FILE.scenario.yaml --policy ARM --dep NAME=URL… [--listen ADDR] [--db FILE|postgres://…] [--otel stdout|otlp]
 //	goodput demo dependency [--kind risk|payment|all] [--listen ADDR]
 //	goodput version (or goodput --version)
 //
