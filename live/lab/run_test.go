@@ -338,7 +338,7 @@ func TestRunBadInput(t *testing.T) {
 		{"database file with a query", Options{DB: "orders.db?mode=ro"}, "expected a SQLite file path"},
 		{"unreachable database", Options{DB: "postgres://u:p@127.0.0.1:1/db?connect_timeout=5"}, "arm baseline: demo: database postgres"},
 		{"port in use", Options{Listen: busy.Addr().String()}, "the service: listen tcp " + busy.Addr().String()},
-		{"not loopback", Options{Listen: "192.0.2.1:80"}, "not a loopback address"},
+		{"not loopback", Options{Listen: "lab.invalid:80"}, "not a loopback address"},
 		{"bad address", Options{Listen: "localhost"}, "expected host:port on loopback"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
