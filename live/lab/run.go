@@ -430,11 +430,14 @@ func cmpOr(s, def string) string {
 
 // callerDeadlines keeps the absolute deadline each logical request's caller (the
 // generator) gave the service, by identity, so that the proxies judge every call against
-// its caller's deadline: the baseline sends none to its dependencies (its calls go on after
-// the caller has left), and without it the proxies could not count the work it starts
-// after the deadline. A call that carries its own deadline (the protected arm propagates
-// it) is left as it is. An entry is dropped [ShutdownTimeout] after its deadline, so the
-// map holds the requests of that long, not of the whole run.
+// its caller's deadline, in both arms alike: the baseline sends none to its dependencies
+// (its calls go on after the caller has left), and the protected arm sends its own, the
+// caller's less the reserve and the time spent, which its transport cancels at. A call
+// started after its caller's deadline is work nobody waits for; one started between its
+// own deadline and its caller's is not, and under load a cancellation takes a moment to
+// cross the connection, so judging by the call's own deadline would count the transport's
+// delay as the policy's failure. An entry is dropped [ShutdownTimeout] after its deadline,
+// so the map holds the requests of that long, not of the whole run.
 type callerDeadlines struct {
 	mu    sync.Mutex
 	m     map[string]time.Time
@@ -471,10 +474,12 @@ func (c *callerDeadlines) record(work *sync.WaitGroup, h http.Handler) http.Hand
 	})
 }
 
-// stamp wraps a proxy: a call without a deadline gets its caller's, by the body's order.
+// stamp wraps a proxy: a call whose caller's deadline is known (by the body's order) carries
+// that deadline to the proxy in place of any of its own; the proxy only counts by it, and
+// the stub behind it reads none.
 func (c *callerDeadlines) stamp(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Header.Get(deadline.Header) == "" && r.Header.Get(deadline.TimeoutHeader) == "" && r.Body != nil {
+		if r.Body != nil && r.Body != http.NoBody {
 			body, err := io.ReadAll(io.LimitReader(r.Body, 1<<16))
 			r.Body.Close()
 			if err != nil {

@@ -376,8 +376,9 @@ func TestDupTicks(t *testing.T) {
 	}
 }
 
-// TestCallerDeadlines stamps a call without a deadline with its caller's, by the body's
-// order, leaves a call with one as it is, and drops entries long past their deadline.
+// TestCallerDeadlines stamps a call with its caller's deadline, by the body's order, in
+// place of any of its own, leaves a call of an unknown order as it is, and drops entries
+// long past their deadline.
 func TestCallerDeadlines(t *testing.T) {
 	c := &callerDeadlines{m: map[string]time.Time{}}
 	now := time.Date(2026, 3, 10, 14, 0, 0, 0, time.UTC)
@@ -392,7 +393,8 @@ func TestCallerDeadlines(t *testing.T) {
 		{"stamped", `{"order":"order-1","amount":5}`, "", deadline.FormatDeadline(dl)},
 		{"unknown order", `{"order":"order-2"}`, "", ""},
 		{"not JSON", `nope`, "", ""},
-		{"its own deadline", `{"order":"order-1"}`, deadline.FormatDeadline(now), deadline.FormatDeadline(now)},
+		{"its own deadline replaced", `{"order":"order-1"}`, deadline.FormatDeadline(now), deadline.FormatDeadline(dl)},
+		{"unknown order, its own kept", `{"order":"order-2"}`, deadline.FormatDeadline(now), deadline.FormatDeadline(now)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := httptest.NewRequest("POST", "/authorise", strings.NewReader(tc.body))
