@@ -220,7 +220,9 @@ func (c Config) Validate() error {
 // the classes up to c. They are lent, as Kubernetes' API Priority and
 // Fairness lends idle seats, while none of those classes has demand: none
 // in flight and none asking for admission within the last [Config.Window]
-// (a request refused for its deadline or a closed class does not count).
+// (at least the last ¾ of it: the record of asks is kept to a quarter
+// window; a request refused for its deadline or a closed class does not
+// count).
 // So a service that serves only Standard work fills the whole limit, and
 // the first Continuation takes the reserve back for the requests admitted
 // after it. Lent slots are not taken back from requests already in
