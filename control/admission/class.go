@@ -159,7 +159,15 @@ type Sample struct {
 	// Latency is the time from admission to completion.
 	Latency time.Duration
 	// Dropped reports that the request was dropped or timed out rather than
-	// served (for example expired in a queue); dropped samples are an
-	// overload signal of their own (see [Config.DropRatio]).
+	// served (for example expired in a queue, or answered after its
+	// deadline); dropped samples are an overload signal of their own (see
+	// [Config.DropRatio]).
 	Dropped bool
+	// Failed reports that the request was answered with a failure of the
+	// service's own (an HTTP 5xx, e.g. because its dependency timed out). A
+	// failure slower than the baseline latency plus [Config.Target] is an
+	// overload signal, as a drop is: the request waited for capacity it did
+	// not get. A fast failure (a dependency that refuses at once) is not,
+	// and no failure counts towards the baseline.
+	Failed bool
 }

@@ -18,18 +18,21 @@ type Rule uint8
 
 const (
 	// AIMD compares each window's mean queueing delay with [Config.Target]
-	// (DAGOR's overload signal). Above it, or with too many dropped samples,
-	// the limit falls by [Config.Decrease]; otherwise, if the window used at
-	// least half the limit, it rises by [Config.Increase] of itself and at
-	// least one slot.
+	// (DAGOR's overload signal). Above it, or with too many overloaded
+	// samples (dropped, or failed slowly: see [Sample]), the limit falls by
+	// [Config.Decrease]; otherwise, if the window used at least half the
+	// limit, it rises by [Config.Increase] of itself and at least one slot.
+	// Without a measured queueing delay (a zero QueueDelay) AIMD adapts on
+	// the overloaded samples alone.
 	AIMD Rule = iota
 	// Gradient is the Envoy/Netflix gradient rule on latency:
-	// gradient = (minLatency + Target) / meanLatency clamped to [0.5, 2],
+	// gradient = (baseline + Target) / meanLatency clamped to [0.5, 2],
 	// new = limit × gradient + √limit, and the limit moves a fraction
-	// [Config.Smoothing] of the way to new. minLatency is the smallest
-	// latency seen since the last reset, which happens every
-	// [Config.MinLatencyWindows] windows. A window with too many dropped
-	// samples uses the gradient 0.5.
+	// [Config.Smoothing] of the way to new. The baseline is a decaying
+	// minimum of the latency of answered requests (see
+	// [Config.MinLatencyWindows]), so a dependency that stays slower
+	// becomes the new baseline instead of ratcheting the limit down. A
+	// window with too many overloaded samples uses the gradient 0.5.
 	Gradient
 )
 
@@ -64,7 +67,8 @@ type Config struct {
 	// Share is, for each class, the fraction of the effective limit that the
 	// in-flight requests of all classes together may occupy when a request of
 	// that class is admitted. The slots above a class's share are reserved for
-	// the classes with a larger share. Shares are in [0, 1], must not increase
+	// the classes with a larger share, and lent while those classes have no
+	// demand (see [Controller]). Shares are in [0, 1], must not increase
 	// from Continuation to Sheddable, and Continuation's must be positive; a
 	// share of 0 closes a class for good. All zero means the defaults:
 	// Continuation 1, Lookup 0.95, Standard 0.85, Sheddable 0.6, so Standard
@@ -91,12 +95,18 @@ type Config struct {
 	// Smoothing is the fraction of the way Gradient moves towards its new
 	// limit each window, in (0, 1]. Zero means 0.2.
 	Smoothing float64
-	// MinLatencyWindows is how many windows Gradient keeps its minimum-latency
-	// estimate before measuring it afresh. Zero means 60.
+	// MinLatencyWindows is how fast the baseline latency (the service time
+	// without queueing: the smallest latency of the requests answered
+	// without failure) follows a rise. A window whose minimum is lower sets
+	// the baseline at once; a higher one moves it 1/MinLatencyWindows of the
+	// way, so a sustained slowdown is the new baseline after a few times
+	// MinLatencyWindows windows. Gradient divides by the baseline, and both
+	// rules judge a failure slow against it. Zero means 10.
 	MinLatencyWindows int
-	// DropRatio is the fraction of dropped samples above which a window counts
-	// as congested whatever its delay or latency. Zero means 0.01; 1 ignores
-	// drops.
+	// DropRatio is the fraction of overloaded samples (dropped, or failed
+	// slower than the baseline plus Target) above which a window counts as
+	// congested whatever its delay or latency. Zero means 0.01; 1 ignores
+	// them.
 	DropRatio float64
 	// RetryAfter is the Retry-After of refusals for the limit, for reserved
 	// capacity and for a closed class. Zero means 1 s.
@@ -132,7 +142,7 @@ func (c Config) withDefaults() Config {
 		c.Smoothing = 0.2
 	}
 	if c.MinLatencyWindows == 0 {
-		c.MinLatencyWindows = 60
+		c.MinLatencyWindows = 10
 	}
 	if c.DropRatio == 0 {
 		c.DropRatio = 0.01
@@ -201,8 +211,28 @@ func (c Config) Validate() error {
 // The effective limit is the static override when one is set
 // ([Controller.SetStatic]); otherwise it is the adaptive limit times the
 // scale ([Controller.SetScale]), rounded down, and at least 1. A request of
-// class c is admitted while fewer than ⌊Share[c] × limit⌋ requests are in
-// flight.
+// class c is admitted while fewer than its ceiling ⌊Share[c] × limit⌋
+// requests are in flight.
+//
+// # Reserves are lent
+//
+// The slots between Share[c+1] and Share[c] of the limit are reserved for
+// the classes up to c. They are lent, as Kubernetes' API Priority and
+// Fairness lends idle seats, while none of those classes has demand: none
+// in flight and none asking for admission within the last [Config.Window]
+// (at least the last ¾ of it: the record of asks is kept to a quarter
+// window; a request refused for its deadline or a closed class does not
+// count).
+// So a service that serves only Standard work fills the whole limit, and
+// the first Continuation takes the reserve back for the requests admitted
+// after it. Lent slots are not taken back from requests already in
+// flight: that Continuation may find the limit full, and the reserve is
+// honoured again as the borrowers finish. Formally, with a the most
+// valuable class above c that has demand, c's ceiling is
+// ⌊(Share[Continuation] − Share[a] + Share[c]) × limit⌋, which is
+// ⌊Share[c] × limit⌋ when a is Continuation and ⌊Share[Continuation] ×
+// limit⌋ when no class above c has demand; a class of share 0 stays
+// closed.
 //
 // # Concurrency
 //
@@ -234,13 +264,20 @@ type Controller struct {
 	winStart atomic.Int64             // start of the current window, on clock
 	win      atomic.Uint64            // number of the current window: its samples go to accs[win&1]
 	limit    atomic.Int64             // effective limit
-	ceil     [NumClasses]atomic.Int64 // ⌊Share × limit⌋
-	closed   [NumClasses]atomic.Bool
+	ceil     [NumClasses]atomic.Int64 // ⌊Share × limit⌋: the ceilings with every reserve honoured
+	// lend[c][a] is class c's ceiling when a < c is the most valuable class
+	// with demand; lend[c][c] when no class above c has demand.
+	lend   [NumClasses][NumClasses]atomic.Int64
+	closed [NumClasses]atomic.Bool
+	// slow is the latency, in nanoseconds, above which a failed sample is
+	// an overload signal: the baseline plus Target.
+	slow atomic.Int64
 
 	// Written on every call, each on cache lines of its own (see slots).
 	slots    *slots
 	admitted *[stripe.N]admitted
 	refused  *[NumClasses]refused
+	demand   *demand
 	accs     *[2][stripe.N]acc // the current window's samples and the last one's (empty once closed), by stripe
 
 	mu       sync.Mutex // closes windows, runs the rule, serves the setters; guards the fields below
@@ -248,9 +285,9 @@ type Controller struct {
 	scale    float64
 	static   int
 
-	// Gradient's minimum-latency estimate.
-	minLatency    time.Duration
-	minLatWindows int
+	// The baseline latency: a decaying minimum of answered latencies.
+	baseline     time.Duration
+	haveBaseline bool
 
 	windows   uint64
 	decreases uint64
@@ -279,6 +316,14 @@ type admitted struct {
 	_ [64 - 8*NumClasses]byte
 }
 
+// demand records, by class, when a request last asked for a slot, on the
+// clock, as of a quarter of a window (Admit writes it only when it is older
+// than that, so in steady state it is read, not written).
+type demand struct {
+	asked [NumClasses]atomic.Int64
+	_     [64 - 8*NumClasses]byte
+}
+
 // refused counts one class's refusals by reason (ReasonAdmitted unused).
 type refused struct {
 	n [NumReasons]atomic.Uint64
@@ -293,16 +338,25 @@ type refused struct {
 // when Done checked.
 type acc struct {
 	active           atomic.Int64 // Done calls adding a sample right now
-	n, drops         atomic.Int64
+	n, bad           atomic.Int64 // samples; overloaded ones (dropped or failed slowly)
 	sumQueue, sumLat atomic.Int64
-	minLat           atomic.Int64 // MaxInt64 before the window's first sample
+	minLat           atomic.Int64 // of answered samples; MaxInt64 before the window's first
 	_                [16]byte
 }
 
-// add adds the sample s.
-func (a *acc) add(s Sample) {
+// overloaded reports whether s is an overload signal when a failure slower
+// than slow nanoseconds counts as one.
+func overloaded(s Sample, slow int64) bool {
+	return s.Dropped || s.Failed && int64(s.Latency) > slow
+}
+
+// add adds the sample s; a failure slower than slow nanoseconds is an
+// overload signal.
+func (a *acc) add(s Sample, slow int64) {
 	lat := int64(s.Latency)
-	for m := a.minLat.Load(); lat < m && !a.minLat.CompareAndSwap(m, lat); m = a.minLat.Load() {
+	if !s.Dropped && !s.Failed {
+		for m := a.minLat.Load(); lat < m && !a.minLat.CompareAndSwap(m, lat); m = a.minLat.Load() {
+		}
 	}
 	if s.QueueDelay != 0 {
 		a.sumQueue.Add(int64(s.QueueDelay))
@@ -310,8 +364,8 @@ func (a *acc) add(s Sample) {
 	if lat != 0 {
 		a.sumLat.Add(lat)
 	}
-	if s.Dropped {
-		a.drops.Add(1)
+	if overloaded(s, slow) {
+		a.bad.Add(1)
 	}
 	a.n.Add(1)
 }
@@ -320,7 +374,7 @@ func (a *acc) add(s Sample) {
 // and empties it for reuse.
 func (a *acc) drain(w *closedWindow) {
 	w.n += a.n.Swap(0)
-	w.drops += a.drops.Swap(0)
+	w.bad += a.bad.Swap(0)
 	w.sumQueue += time.Duration(a.sumQueue.Swap(0))
 	w.sumLat += time.Duration(a.sumLat.Swap(0))
 	w.minLat = min(w.minLat, time.Duration(a.minLat.Swap(math.MaxInt64)))
@@ -338,6 +392,7 @@ func New(cfg Config) (*Controller, error) {
 		admitted: new([stripe.N]admitted),
 		refused:  new([NumClasses]refused),
 		accs:     new([2][stripe.N]acc),
+		demand:   new(demand),
 		adaptive: float64(cfg.Initial),
 		scale:    1,
 	}
@@ -346,6 +401,10 @@ func New(cfg Config) (*Controller, error) {
 			c.accs[w][i].minLat.Store(math.MaxInt64)
 		}
 	}
+	for cl := range c.demand.asked {
+		c.demand.asked[cl].Store(never)
+	}
+	c.slow.Store(int64(cfg.Target))
 	c.recompute()
 	return c, nil
 }
@@ -360,11 +419,30 @@ func (c *Controller) recompute() {
 		}
 	}
 	c.limit.Store(int64(limit))
-	for cl, s := range c.cfg.Share {
-		// The epsilon keeps 0.85 × 100 at 85 despite rounding.
-		c.ceil[cl].Store(int64(math.Floor(s*float64(limit) + 1e-9)))
+	share := &c.cfg.Share
+	for cl, s := range share {
+		c.ceil[cl].Store(ceiling(s, limit))
+		for a := range cl + 1 {
+			var n int64 // a share of 0 closes a class for good
+			switch {
+			case s == 0:
+			case a == cl: // no class above cl has demand: nothing is kept
+				n = ceiling(share[Continuation], limit)
+			default: // a has demand: the bands from a down to cl are kept
+				n = ceiling(share[Continuation]-share[a]+s, limit)
+			}
+			c.lend[cl][a].Store(n)
+		}
 	}
 }
+
+// ceiling returns ⌊f × limit⌋; the epsilon keeps 0.85 × 100 at 85 despite
+// rounding.
+func ceiling(f float64, limit int) int64 { return int64(math.Floor(f*float64(limit) + 1e-9)) }
+
+// never is the asked instant of a class that has not asked: far enough in
+// the past that no subtraction from an instant on the clock overflows.
+const never = math.MinInt64 / 4
 
 // Admit decides whether a request may start now. If the decision is
 // admitted the request holds an in-flight slot until [Controller.Done].
@@ -375,7 +453,7 @@ func (c *Controller) Admit(now time.Time, r Request) Decision {
 	if cl >= NumClasses {
 		cl = Sheddable
 	}
-	c.tick(now)
+	at := c.tick(now)
 	var d Decision
 	switch {
 	case r.Slack < r.Expected:
@@ -383,7 +461,8 @@ func (c *Controller) Admit(now time.Time, r Request) Decision {
 	case c.closed[cl].Load():
 		d = Decision{Reason: ReasonClassClosed, RetryAfter: c.cfg.RetryAfter}
 	default:
-		d = c.claim(cl)
+		c.ask(cl, at)
+		d = c.claim(cl, c.ceilingAt(cl, at))
 	}
 	if d.Admitted {
 		c.admitted[stripe.Of()].n[cl].Add(1)
@@ -393,9 +472,42 @@ func (c *Controller) Admit(now time.Time, r Request) Decision {
 	return d
 }
 
+// ask records that class cl asks for a slot at now, on the clock. It writes
+// only when the record is a quarter of a window old (or in the future), so
+// that the admissions of a busy class read the word instead of writing it.
+func (c *Controller) ask(cl Class, now int64) {
+	a := &c.demand.asked[cl]
+	if last := a.Load(); now < last || uint64(now-last) >= uint64(c.cfg.Window/4) {
+		a.Store(now)
+	}
+}
+
+// recent reports whether a class that last asked at last (on the clock) has
+// asked within window of now. A last in the future (the clock stepped back)
+// counts as recent.
+func recent(now, last int64, window time.Duration) bool {
+	if last == never {
+		return false
+	}
+	return now < last || uint64(now-last) < uint64(window)
+}
+
+// ceilingAt returns class cl's ceiling at now: its share of the limit plus
+// the reserves of the more valuable classes without demand.
+func (c *Controller) ceilingAt(cl Class, now int64) int64 {
+	a := cl
+	for j := range cl {
+		if c.slots.byClass[j].Load() > 0 || recent(now, c.demand.asked[j].Load(), c.cfg.Window) {
+			a = j
+			break
+		}
+	}
+	return c.lend[cl][a].Load()
+}
+
 // claim takes an in-flight slot for class cl if the limit and the class's
-// ceiling leave one.
-func (c *Controller) claim(cl Class) Decision {
+// ceiling ceil leave one.
+func (c *Controller) claim(cl Class, ceil int64) Decision {
 	for {
 		// Read for ownership (a locked add of zero): admitting, the
 		// compare-and-swap below then finds the line in this core's cache
@@ -409,7 +521,7 @@ func (c *Controller) claim(cl Class) Decision {
 		switch {
 		case n >= c.limit.Load():
 			return Decision{Reason: ReasonLimit, RetryAfter: c.cfg.RetryAfter}
-		case n >= c.ceil[cl].Load():
+		case n >= ceil:
 			return Decision{Reason: ReasonReserved, RetryAfter: c.cfg.RetryAfter}
 		}
 		if c.slots.inFlight.CompareAndSwap(n, n+1) {
@@ -441,12 +553,13 @@ func (c *Controller) Done(now time.Time, s Sample) {
 		c.slots.unmatched.Add(1)
 	}
 	i := stripe.Of()
+	slow := c.slow.Load()
 	for {
 		w := c.win.Load()
 		a := &c.accs[w&1][i]
 		a.active.Add(1)
 		if c.win.Load() == w {
-			a.add(s)
+			a.add(s, slow)
 			a.active.Add(-1)
 			break
 		}
@@ -459,14 +572,18 @@ func (c *Controller) Done(now time.Time, s Sample) {
 // Done may take below zero for a moment (see Done), clamped at zero.
 func held(n *atomic.Int64) int64 { return max(n.Load(), 0) }
 
-// tick closes the current window if it is over, taking the lock to do so.
-func (c *Controller) tick(t time.Time) {
-	if c.started.Load() && !c.due(c.clock.Nanos(t)) {
-		return
+// tick closes the current window if it is over, taking the lock to do so,
+// and returns t on the clock.
+func (c *Controller) tick(t time.Time) int64 {
+	if c.started.Load() {
+		if now := c.clock.Nanos(t); !c.due(now) {
+			return now
+		}
 	}
 	c.mu.Lock()
-	c.tickLocked(t)
+	now := c.tickLocked(t)
 	c.mu.Unlock()
+	return now
 }
 
 // due reports whether the window ends at or before now: by time, or by its
@@ -487,7 +604,7 @@ func (c *Controller) due(now int64) bool {
 
 // closedWindow is the record of one closed sample window.
 type closedWindow struct {
-	n, drops         int64
+	n, bad           int64
 	sumQueue, sumLat time.Duration
 	minLat           time.Duration
 	peak             int64
@@ -496,16 +613,16 @@ type closedWindow struct {
 // tickLocked is tick with c.mu held: the first call sets the clock's base
 // and starts the first window; a later call closes the window if it is due,
 // runs the rule on it if it holds samples, and starts the next.
-func (c *Controller) tickLocked(t time.Time) {
+func (c *Controller) tickLocked(t time.Time) int64 {
 	now := c.clock.Nanos(t)
 	if !c.started.Load() {
 		c.winStart.Store(now)
 		c.slots.peak.Store(held(&c.slots.inFlight))
 		c.started.Store(true)
-		return
+		return now
 	}
 	if !c.due(now) {
-		return // another goroutine closed it first
+		return now // another goroutine closed it first
 	}
 	w := c.win.Load()
 	closing := &c.accs[w&1]
@@ -523,13 +640,23 @@ func (c *Controller) tickLocked(t time.Time) {
 	}
 	c.winStart.Store(now)
 	c.slots.peak.Store(held(&c.slots.inFlight))
+	return now
 }
 
 // evaluate runs the adaptive rule on the closed window w. c.mu held, w.n > 0.
 func (c *Controller) evaluate(w closedWindow) {
 	c.windows++
 	cfg := &c.cfg
-	dropped := float64(w.drops) > cfg.DropRatio*float64(w.n)
+	if w.minLat != math.MaxInt64 { // the window answered some requests (with a latency below MaxInt64)
+		if !c.haveBaseline || w.minLat < c.baseline {
+			c.baseline, c.haveBaseline = w.minLat, true
+		} else {
+			c.baseline += (w.minLat - c.baseline) / time.Duration(cfg.MinLatencyWindows)
+		}
+	}
+	allowed := addSat(c.baseline, cfg.Target) // baseline + Target
+	c.slow.Store(int64(allowed))
+	dropped := float64(w.bad) > cfg.DropRatio*float64(w.n)
 	// The window used the limit if it filled half of it; the scale counts
 	// (a ramp holds the limit down), a static override does not.
 	utilised := w.peak > 0 && 2*float64(w.peak) >= c.adaptive*c.scale
@@ -544,16 +671,9 @@ func (c *Controller) evaluate(w closedWindow) {
 			next = old + math.Max(cfg.Increase*old, 1)
 		}
 	case Gradient:
-		if c.minLatWindows == 0 || w.minLat < c.minLatency {
-			c.minLatency = w.minLat
-		}
-		c.minLatWindows++
-		if c.minLatWindows >= cfg.MinLatencyWindows {
-			c.minLatWindows = 0 // the next window measures afresh
-		}
 		gradient := 2.0
 		if mean := w.sumLat / time.Duration(w.n); mean > 0 {
-			gradient = float64(c.minLatency+cfg.Target) / float64(mean)
+			gradient = float64(allowed) / float64(mean)
 		}
 		gradient = math.Max(0.5, math.Min(2, gradient))
 		if dropped {
@@ -574,6 +694,18 @@ func (c *Controller) evaluate(w closedWindow) {
 	}
 	c.adaptive = next
 	c.recompute()
+}
+
+// addSat returns a + b, saturating at the bounds of time.Duration.
+func addSat(a, b time.Duration) time.Duration {
+	s := a + b
+	switch {
+	case b > 0 && s < a:
+		return math.MaxInt64
+	case b < 0 && s > a:
+		return math.MinInt64
+	}
+	return s
 }
 
 // SetStatic pins the effective limit at n, overriding the adaptive rule and
@@ -627,7 +759,8 @@ type Stats struct {
 	InFlight int
 	ByClass  [NumClasses]int
 	// Limit is the effective limit; Ceiling the in-flight count up to which
-	// each class is admitted.
+	// each class is admitted while every more valuable class has demand
+	// (with none, a class borrows their reserves: see [Controller]).
 	Limit   int
 	Ceiling [NumClasses]int
 	// Adaptive is the rule's current limit, before scale and override.

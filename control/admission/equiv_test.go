@@ -126,6 +126,7 @@ func TestMatchesMutexController(t *testing.T) {
 					QueueDelay: []time.Duration{0, time.Millisecond, 15 * time.Millisecond, 80 * time.Millisecond, time.Second}[r.IntN(5)],
 					Latency:    time.Duration(r.Int64N(int64(400 * time.Millisecond))),
 					Dropped:    r.IntN(30) == 0,
+					Failed:     r.IntN(6) == 0, // slow or fast against the baseline
 				}
 				switch r.IntN(50) {
 				case 0:

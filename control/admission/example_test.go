@@ -8,8 +8,9 @@ import (
 	"github.com/goodput-lab/goodput/control/admission"
 )
 
-// With a limit of 10, new checkouts may fill 8 slots (85 %), sheddable work 6
-// (60 %); the rest stays reserved for lookups and payment continuations.
+// With a limit of 10, while continuations and lookups are in demand, new
+// checkouts may fill 8 slots (85 %), sheddable work 6 (60 %); the rest stays
+// reserved for lookups and payment continuations.
 func Example() {
 	ctl, err := admission.New(admission.Config{Max: 10})
 	if err != nil {
@@ -21,10 +22,11 @@ func Example() {
 		d := ctl.Admit(now, admission.Request{Class: c, Slack: 1500 * time.Millisecond, Expected: 400 * time.Millisecond})
 		fmt.Printf("%-12v %-8v in flight %d\n", c, d.Reason, ctl.InFlight())
 	}
-	for range 6 {
+	try(admission.Continuation)
+	try(admission.Lookup)
+	for range 5 {
 		try(admission.Sheddable)
 	}
-	try(admission.Sheddable)
 	try(admission.Standard)
 	try(admission.Standard)
 	try(admission.Standard)
@@ -35,8 +37,8 @@ func Example() {
 	d := ctl.Admit(now, admission.Request{Class: admission.Continuation, Slack: 200 * time.Millisecond, Expected: 400 * time.Millisecond})
 	fmt.Println(d.Reason, d.RetryAfter, d.Err())
 	// Output:
-	// sheddable    admitted in flight 1
-	// sheddable    admitted in flight 2
+	// continuation admitted in flight 1
+	// lookup       admitted in flight 2
 	// sheddable    admitted in flight 3
 	// sheddable    admitted in flight 4
 	// sheddable    admitted in flight 5
@@ -49,6 +51,37 @@ func Example() {
 	// continuation admitted in flight 10
 	// continuation limit    in flight 10
 	// deadline 0s admission: deadline cannot be met
+}
+
+// Reserves are lent while the classes they are kept for have no demand: a
+// service with only Standard traffic fills the whole limit. The first
+// continuation finds it full (borrowed slots are not taken back), but from
+// then on Standard work keeps to its 85 % again.
+func ExampleController_Admit() {
+	ctl, _ := admission.New(admission.Config{Max: 10})
+	now := time.Date(2026, 3, 14, 14, 16, 0, 0, time.UTC)
+	try := func(c admission.Class) {
+		d := ctl.Admit(now, admission.Request{Class: c})
+		fmt.Printf("%-12v %-8v in flight %d\n", c, d.Reason, ctl.InFlight())
+	}
+	for range 10 {
+		ctl.Admit(now, admission.Request{Class: admission.Standard})
+	}
+	fmt.Println("standard alone fills", ctl.InFlight())
+	try(admission.Continuation)
+	now = now.Add(100 * time.Millisecond)
+	for range 3 {
+		ctl.Done(now, admission.Sample{Class: admission.Standard, Latency: 100 * time.Millisecond})
+	}
+	try(admission.Standard)
+	try(admission.Standard)
+	try(admission.Continuation)
+	// Output:
+	// standard alone fills 10
+	// continuation limit    in flight 10
+	// standard     admitted in flight 8
+	// standard     reserved in flight 8
+	// continuation admitted in flight 9
 }
 
 // The AIMD rule lowers the limit 5 % for each window whose mean queueing

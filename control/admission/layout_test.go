@@ -18,6 +18,7 @@ func TestLayout(t *testing.T) {
 		{"admitted", unsafe.Sizeof(admitted{})},
 		{"refused", unsafe.Sizeof(refused{})},
 		{"acc", unsafe.Sizeof(acc{})},
+		{"demand", unsafe.Sizeof(demand{})},
 	} {
 		if tc.size != 64 {
 			t.Errorf("%s is %d bytes, want 64 (one cache line)", tc.name, tc.size)

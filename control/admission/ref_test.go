@@ -2,9 +2,11 @@ package admission
 
 // This file keeps, for the differential tests in equiv_test.go, the mutex
 // implementation of Controller that the lock-free one replaced (commit
-// 24e1cd9), renamed and otherwise unchanged: refController is the
-// specification the new Controller must match, decision for decision and
-// field for field of Stats, when one goroutine drives it.
+// 24e1cd9), renamed, and since changed only where the specification changed
+// (issue 24: lent reserves, failures as an overload signal, a decaying
+// baseline): refController is the specification the new Controller must
+// match, decision for decision and field for field of Stats, when one
+// goroutine drives it.
 
 import (
 	"math"
@@ -37,6 +39,7 @@ type refController struct {
 	limit    int             // effective limit
 	ceil     [NumClasses]int // ⌊Share × limit⌋
 	closed   [NumClasses]bool
+	asked    [NumClasses]int64 // when each class last asked for a slot, on clock, as of a quarter window
 
 	inFlight int
 	byClass  [NumClasses]int
@@ -46,15 +49,17 @@ type refController struct {
 	started  bool
 	winStart int64
 	n        int
-	drops    int
+	bad      int // dropped, or failed slower than slow
 	sumQueue time.Duration
 	sumLat   time.Duration
-	minLat   time.Duration
-	peak     int // most requests in flight during the window
+	minLat   time.Duration // of answered samples
+	answered bool          // minLat is set
+	peak     int           // most requests in flight during the window
 
-	// Gradient's minimum-latency estimate.
-	minLatency    time.Duration
-	minLatWindows int
+	// The baseline: a decaying minimum of answered latencies.
+	baseline     time.Duration
+	haveBaseline bool
+	slow         time.Duration // baseline + Target
 
 	decisions [NumClasses][NumReasons]uint64
 	windows   uint64
@@ -69,7 +74,10 @@ func newRef(cfg Config) (*refController, error) {
 		return nil, err
 	}
 	cfg = cfg.withDefaults()
-	c := &refController{cfg: cfg, adaptive: float64(cfg.Initial), scale: 1}
+	c := &refController{cfg: cfg, adaptive: float64(cfg.Initial), scale: 1, slow: cfg.Target}
+	for cl := range c.asked {
+		c.asked[cl] = never
+	}
 	c.recompute()
 	return c, nil
 }
@@ -100,16 +108,16 @@ func (c *refController) Admit(now time.Time, r Request) Decision {
 		cl = Sheddable
 	}
 	c.mu.Lock()
-	c.tick(now)
+	at := c.tick(now)
 	var d Decision
 	switch {
 	case r.Slack < r.Expected:
 		d.Reason = ReasonDeadline
 	case c.closed[cl]:
 		d = Decision{Reason: ReasonClassClosed, RetryAfter: c.cfg.RetryAfter}
-	case c.inFlight >= c.limit:
+	case c.ask(cl, at) && c.inFlight >= c.limit:
 		d = Decision{Reason: ReasonLimit, RetryAfter: c.cfg.RetryAfter}
-	case c.inFlight >= c.ceil[cl]:
+	case c.inFlight >= c.ceilingAt(cl, at):
 		d = Decision{Reason: ReasonReserved, RetryAfter: c.cfg.RetryAfter}
 	default:
 		d = Decision{Admitted: true, Reason: ReasonAdmitted}
@@ -122,6 +130,34 @@ func (c *refController) Admit(now time.Time, r Request) Decision {
 	c.decisions[cl][d.Reason]++
 	c.mu.Unlock()
 	return d
+}
+
+// ask records that class cl asks for a slot at now; it returns true.
+func (c *refController) ask(cl Class, now int64) bool {
+	if last := c.asked[cl]; now < last || uint64(now-last) >= uint64(c.cfg.Window/4) {
+		c.asked[cl] = now
+	}
+	return true
+}
+
+// ceilingAt returns class cl's ceiling at now: ⌊(Share[Continuation] −
+// Share[a] + Share[cl]) × limit⌋ with a the most valuable class above cl
+// that has demand (in flight, or asked within a window), the share of
+// Continuation when none has, and 0 for a class of share 0.
+func (c *refController) ceilingAt(cl Class, now int64) int {
+	sh := c.cfg.Share
+	if sh[cl] == 0 {
+		return 0
+	}
+	for a := range cl {
+		if c.byClass[a] > 0 || recent(now, c.asked[a], c.cfg.Window) {
+			if a == Continuation {
+				return c.ceil[cl]
+			}
+			return int(math.Floor((sh[Continuation]-sh[a]+sh[cl])*float64(c.limit) + 1e-9))
+		}
+	}
+	return int(math.Floor(sh[Continuation]*float64(c.limit) + 1e-9))
 }
 
 // Done releases the in-flight slot of an admitted request and adds its
@@ -141,45 +177,55 @@ func (c *refController) Done(now time.Time, s Sample) {
 	} else {
 		c.unmatched++
 	}
-	if c.n == 0 || s.Latency < c.minLat {
-		c.minLat = s.Latency
+	if !s.Dropped && !s.Failed && (!c.answered || s.Latency < c.minLat) {
+		c.minLat, c.answered = s.Latency, true
 	}
 	c.n++
 	c.sumQueue += s.QueueDelay
 	c.sumLat += s.Latency
-	if s.Dropped {
-		c.drops++
+	if s.Dropped || s.Failed && s.Latency > c.slow {
+		c.bad++
 	}
 	c.tick(now)
 	c.mu.Unlock()
 }
 
-// tick closes the current window if it is over. c.mu held.
-func (c *refController) tick(t time.Time) {
+// tick closes the current window if it is over, and returns t on the
+// clock. c.mu held.
+func (c *refController) tick(t time.Time) int64 {
 	now := c.clock.Nanos(t)
 	if !c.started {
 		c.started = true
 		c.winStart = now
 		c.peak = c.inFlight
-		return
+		return now
 	}
 	full := c.cfg.WindowSamples > 0 && c.n >= c.cfg.WindowSamples
 	if !full && now-c.winStart < int64(c.cfg.Window) {
-		return
+		return now
 	}
 	if c.n > 0 {
 		c.evaluate()
 	}
 	c.winStart = now
-	c.n, c.drops, c.sumQueue, c.sumLat, c.minLat = 0, 0, 0, 0, 0
+	c.n, c.bad, c.sumQueue, c.sumLat, c.minLat, c.answered = 0, 0, 0, 0, 0, false
 	c.peak = c.inFlight
+	return now
 }
 
 // evaluate runs the adaptive rule on the closed window. c.mu held, c.n > 0.
 func (c *refController) evaluate() {
 	c.windows++
 	cfg := &c.cfg
-	dropped := float64(c.drops) > cfg.DropRatio*float64(c.n)
+	if c.answered && c.minLat != math.MaxInt64 { // the longest latency is unmeasured, as in acc
+		if !c.haveBaseline || c.minLat < c.baseline {
+			c.baseline, c.haveBaseline = c.minLat, true
+		} else {
+			c.baseline += (c.minLat - c.baseline) / time.Duration(cfg.MinLatencyWindows)
+		}
+	}
+	c.slow = addSat(c.baseline, cfg.Target)
+	dropped := float64(c.bad) > cfg.DropRatio*float64(c.n)
 	// The window used the limit if it filled half of it; the scale counts
 	// (a ramp holds the limit down), a static override does not.
 	utilised := c.peak > 0 && 2*float64(c.peak) >= c.adaptive*c.scale
@@ -194,16 +240,9 @@ func (c *refController) evaluate() {
 			next = old + math.Max(cfg.Increase*old, 1)
 		}
 	case Gradient:
-		if c.minLatWindows == 0 || c.minLat < c.minLatency {
-			c.minLatency = c.minLat
-		}
-		c.minLatWindows++
-		if c.minLatWindows >= cfg.MinLatencyWindows {
-			c.minLatWindows = 0 // the next window measures afresh
-		}
 		gradient := 2.0
 		if mean := c.sumLat / time.Duration(c.n); mean > 0 {
-			gradient = float64(c.minLatency+cfg.Target) / float64(mean)
+			gradient = float64(c.slow) / float64(mean)
 		}
 		gradient = math.Max(0.5, math.Min(2, gradient))
 		if dropped {

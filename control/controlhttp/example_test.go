@@ -76,8 +76,10 @@ func Example() {
 	}
 
 	call("/checkout")
-	// Two requests in flight fill sheddable work's 60% share of the limit.
-	for range 2 {
+	// Three requests in flight fill sheddable work's share of the limit: its
+	// 60%, plus the 15% kept for continuations and lookups, lent while none
+	// asks.
+	for range 3 {
 		adm.Admit(time.Now(), admission.Request{Class: admission.Standard, Slack: admission.NoDeadline})
 	}
 	call("/prefetch")

@@ -106,7 +106,7 @@ type ctxKey struct{}
 type requestState struct {
 	info    Info
 	h       *handler
-	started atomic.Int64  // UnixNano of the call to Started; 0 before it
+	started atomic.Int64  // 1 + nanoseconds from admission to the call to Started, on the monotonic clock; 0 before it
 	asked   atomic.Uint64 // shed.Set of the features asked with Shed; only with an Observer
 }
 
@@ -146,13 +146,24 @@ func Shed(ctx context.Context, f shed.Feature) bool {
 
 // Started marks the instant the request's service starts, after any wait
 // for a worker, a connection or a lock, so that the queueing delay reported
-// to admission (which drives its AIMD rule) is the time from admission to
-// Started. Only the first call counts. Without a call the queueing delay is
-// reported as zero; the Gradient rule, which uses latency, does not need it.
+// to admission is the time from admission to Started. Only the first call
+// counts. It is optional: without it the queueing delay is reported as zero
+// and admission adapts on what the middleware measures itself (latency,
+// drops, late answers and slow 5xx; see [admission.Sample]); with it AIMD
+// also sees queueing before it makes answers late.
 func Started(ctx context.Context) {
 	if st := stateFrom(ctx); st != nil {
-		st.started.CompareAndSwap(0, time.Now().UnixNano())
+		st.started.CompareAndSwap(0, 1+int64(max(0, time.Since(st.info.Admitted))))
 	}
+}
+
+// queued returns the time from admission to the first call to [Started],
+// or zero without one.
+func (st *requestState) queued() time.Duration {
+	if s := st.started.Load(); s != 0 {
+		return time.Duration(s - 1)
+	}
+	return 0
 }
 
 // Refusal reason codes written in [ReasonHeader], besides the admission
@@ -184,7 +195,8 @@ const (
 //     [ServerConfig.LoadState]);
 //  6. when next returns (or panics), calls [admission.Controller.Done] with
 //     the measured latency and queueing delay (see [Started]); a request
-//     whose context ended first is reported as dropped.
+//     whose context ended first, or answered late, is reported as dropped,
+//     and a 5xx answer as failed.
 //
 // Every refusal carries [ReasonHeader], [GenerationHeader] and a one-line
 // text body naming the reason; an overload refusal (503 or 429) also carries
@@ -311,11 +323,11 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		dropped := !completed || ctx.Err() != nil
 		cancel()
 		if cfg.Admission != nil {
-			var queued time.Duration
-			if s := st.started.Load(); s != 0 {
-				queued = max(0, time.Duration(s-now.UnixNano()))
-			}
-			cfg.Admission.Done(end, admission.Sample{Class: class, QueueDelay: queued, Latency: end.Sub(now), Dropped: dropped})
+			cfg.Admission.Done(end, admission.Sample{
+				Class: class, QueueDelay: st.queued(), Latency: end.Sub(now),
+				Dropped: dropped || hasDL && end.After(dl), // abandoned, or answered late
+				Failed:  completed && rw.status() >= http.StatusInternalServerError,
+			})
 		}
 		outcome := outcomeOf(rw.status(), completed, hasDL && end.After(dl))
 		m.countOutcome(class, outcome)
