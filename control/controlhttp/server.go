@@ -2,6 +2,7 @@ package controlhttp
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -9,6 +10,8 @@ import (
 	"time"
 
 	"github.com/goodput-lab/goodput/control/admission"
+	"github.com/goodput-lab/goodput/control/breaker"
+	"github.com/goodput-lab/goodput/control/budget"
 	"github.com/goodput-lab/goodput/control/deadline"
 	"github.com/goodput-lab/goodput/control/identity"
 	"github.com/goodput-lab/goodput/control/loadstate"
@@ -108,6 +111,7 @@ type requestState struct {
 	h       *handler
 	started atomic.Int64  // UnixNano of the call to Started; 0 before it
 	asked   atomic.Uint64 // shed.Set of the features asked with Shed; only with an Observer
+	refused atomic.Value  // string: the reason of an answer written by Refuse
 }
 
 func stateFrom(ctx context.Context) *requestState {
@@ -205,6 +209,7 @@ func Handler(next http.Handler, cfg ServerConfig) http.Handler {
 	h := &handler{next: next, cfg: cfg}
 	if cfg.Metrics != nil {
 		h.shedCount = cfg.Metrics.shedCounters(cfg.Shed)
+		cfg.Metrics.watchAdmission(cfg.Admission)
 	}
 	return h
 }
@@ -318,9 +323,13 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			cfg.Admission.Done(end, admission.Sample{Class: class, QueueDelay: queued, Latency: end.Sub(now), Dropped: dropped})
 		}
 		outcome := outcomeOf(rw.status(), completed, hasDL && end.After(dl))
+		refusedBy, _ := st.refused.Load().(string)
+		if refusedBy != "" && completed {
+			outcome = outcomeRefused
+		}
 		m.countOutcome(class, outcome)
 		if cfg.Observer != nil {
-			sv.Answered, sv.Admitted, sv.Result = end, true, outcomeNames[outcome]
+			sv.Answered, sv.Admitted, sv.Result, sv.Reason = end, true, outcomeNames[outcome], refusedBy
 			sv.Shed, sv.Asked = st.info.Shed, shed.Set(st.asked.Load())
 			if completed {
 				sv.Status = rw.status()
@@ -335,7 +344,21 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // refuse answers a request the middleware does not pass on, and tells the
 // observer, if any, with the Served sv built so far.
 func (h *handler) refuse(w http.ResponseWriter, ctx context.Context, sv *Served, f refusal) {
-	class, gen := sv.Class, sv.Generation
+	writeRefusal(w, f, sv.Class, sv.Generation)
+	h.cfg.Metrics.countAdmission(sv.Class, f.code)
+	if obs := h.cfg.Observer; obs != nil {
+		sv.Answered, sv.Status, sv.Reason, sv.Result = time.Now(), f.status, f.reason, ResultRejected
+		if f.code == serverReasonExpired {
+			sv.Result = ResultExpired
+		}
+		obs.Served(ctx, *sv)
+	}
+}
+
+// writeRefusal writes the answer of refusal f for a request of class
+// under policy generation gen: the one way every refusal is written, by
+// the middleware and by [Refuse].
+func writeRefusal(w http.ResponseWriter, f refusal, class admission.Class, gen uint64) {
 	hd := w.Header()
 	hd.Set("Content-Type", "text/plain; charset=utf-8")
 	hd.Set("X-Content-Type-Options", "nosniff")
@@ -349,14 +372,86 @@ func (h *handler) refuse(w http.ResponseWriter, ctx context.Context, sv *Served,
 	}
 	w.WriteHeader(f.status)
 	fmt.Fprintf(w, "%s: %s (class %s, generation %d)\n", f.reason, f.detail, class, gen)
-	h.cfg.Metrics.countAdmission(class, f.code)
-	if obs := h.cfg.Observer; obs != nil {
-		sv.Answered, sv.Status, sv.Reason, sv.Result = time.Now(), f.status, f.reason, ResultRejected
-		if f.code == serverReasonExpired {
-			sv.Result = ResultExpired
-		}
-		obs.Served(ctx, *sv)
+}
+
+// DefaultRetryAfter is the Retry-After [Refuse] writes for a refusal that
+// waiting can help (an open breaker, an exhausted budget) when the error
+// does not say how long to wait.
+const DefaultRetryAfter = time.Second
+
+// Reason codes [Refuse] writes in [ReasonHeader].
+const (
+	ReasonBreakerOpen          = "breaker-open"          // breaker.ErrOpen
+	ReasonBreakerProbeLimit    = "breaker-probe-limit"   // breaker.ErrProbeLimit
+	ReasonDeadlineInsufficient = "deadline-insufficient" // deadline.ErrInsufficient
+	ReasonExpired              = reasonExpired           // deadline.ErrExpired, as the middleware's own "expired"
+	ReasonBudgetExhausted      = "budget-exhausted"      // budget.ErrExhausted
+)
+
+// Refuse answers r as the middleware answers its own overload refusals
+// when err says one of the controls declined to make a call for it: 503
+// with [ReasonHeader], [GenerationHeader], [OverloadHeader]: [NoRetry] and
+// a one-line body, so the caller sees the same answer whichever layer
+// refused. It returns true when it wrote the answer, and false, writing
+// nothing, for any other error (nil included), which the handler answers
+// itself:
+//
+//	resp, err := client.Do(req) // a Transport's client
+//	if controlhttp.Refuse(w, r, err) {
+//		return
+//	}
+//	if err != nil { /* the dependency failed: answer as your service does */ }
+//
+// The errors it recognises (with errors.Is) and their reasons are
+// [breaker.ErrOpen] ("breaker-open") and [breaker.ErrProbeLimit]
+// ("breaker-probe-limit") and [budget.ErrExhausted] ("budget-exhausted"),
+// with a Retry-After of [DefaultRetryAfter] (or what err's
+// RetryAfter() time.Duration method, if any in its chain, returns), and
+// [deadline.ErrExpired] ("expired") and [deadline.ErrInsufficient]
+// ("deadline-insufficient"), without Retry-After, since retrying a request
+// whose deadline cannot be met never helps. Inside a [Handler] the answer
+// names the request's class and generation, and counts in [Metrics] as the
+// outcome "refused".
+func Refuse(w http.ResponseWriter, r *http.Request, err error) bool {
+	f, ok := refusalOf(err)
+	if !ok {
+		return false
 	}
+	class, gen := admission.Standard, uint64(0)
+	if st := stateFrom(r.Context()); st != nil {
+		class, gen = st.info.Class, st.info.Generation
+		st.refused.CompareAndSwap(nil, f.reason)
+	}
+	writeRefusal(w, f, class, gen)
+	return true
+}
+
+// refusalOf maps an error of a control to the refusal Refuse writes.
+func refusalOf(err error) (refusal, bool) {
+	if err == nil {
+		return refusal{}, false
+	}
+	f := refusal{status: http.StatusServiceUnavailable, overload: true, detail: err.Error()}
+	wait := DefaultRetryAfter
+	var ra interface{ RetryAfter() time.Duration }
+	if errors.As(err, &ra) && ra.RetryAfter() > 0 {
+		wait = ra.RetryAfter()
+	}
+	switch {
+	case errors.Is(err, deadline.ErrExpired):
+		f.reason = ReasonExpired
+	case errors.Is(err, deadline.ErrInsufficient):
+		f.reason = ReasonDeadlineInsufficient
+	case errors.Is(err, breaker.ErrOpen):
+		f.reason, f.retryAfter = ReasonBreakerOpen, wait
+	case errors.Is(err, breaker.ErrProbeLimit):
+		f.reason, f.retryAfter = ReasonBreakerProbeLimit, wait
+	case errors.Is(err, budget.ErrExhausted):
+		f.reason, f.retryAfter = ReasonBudgetExhausted, wait
+	default:
+		return refusal{}, false
+	}
+	return f, true
 }
 
 // retryAfterSeconds formats d as a Retry-After delay: whole seconds, rounded
