@@ -36,13 +36,16 @@ const (
 )
 
 // ServerConfig configures [Handler]. The zero ServerConfig is valid: it
-// reads deadline and identity headers, refuses malformed and expired
-// requests, and admits everything else as [admission.Standard] work in
-// load state Normal, shedding nothing.
+// reads deadline and identity headers, gives a request without a deadline
+// 30 s and cuts every deadline to at most 60 s ([deadline.Config]'s
+// defaults), refuses malformed and expired requests, and admits everything
+// else as [admission.Standard] work in load state Normal, shedding nothing.
 type ServerConfig struct {
 	// Deadline says how the received headers become the request's absolute
 	// deadline: the clock-skew margin subtracted from an absolute deadline,
-	// the deadline given to a request that carries none, and a cap.
+	// the deadline given to a request that carries none
+	// ([deadline.DefaultTimeout] when zero) and a cap ([deadline.DefaultMax]
+	// when zero).
 	Deadline deadline.Config
 	// Admission decides whether the request may start. Nil admits every
 	// request that has not expired.
