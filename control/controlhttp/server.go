@@ -65,7 +65,8 @@ type ServerConfig struct {
 	// Shed is the compiled shed plan: the features [Shed] reports shed in
 	// the current load state. The zero Table sheds nothing.
 	Shed shed.Table
-	// Metrics, when not nil, counts every decision. Nil counts nothing.
+	// Metrics, when not nil, counts every decision and reads Admission's
+	// limit and in-flight count. Nil counts nothing.
 	Metrics *Metrics
 	// Observer, when not nil, is told of every request and what was
 	// decided for it, e.g. to trace it (package controlotel). Nil costs
@@ -197,6 +198,7 @@ const (
 // text body naming the reason; an overload refusal (503 or 429) also carries
 // [OverloadHeader]: [NoRetry] and, except for "expired" and "deadline",
 // whose retry could never help, a Retry-After in whole seconds (rounded up).
+// [Refuse] writes the same answer for a handler's own refusals.
 //
 // The [http.ResponseWriter] next sees supports [http.Flusher] and
 // [http.Hijacker] when the server's does, and Unwrap for
@@ -429,32 +431,41 @@ func Refuse(w http.ResponseWriter, r *http.Request, err error) bool {
 	return true
 }
 
-// refusalOf maps an error of a control to the refusal Refuse writes.
+// refusalOf maps an error of a control to the refusal Refuse writes. The
+// body names the control's sentinel error only, not err's whole text, which
+// may name a dependency's address.
 func refusalOf(err error) (refusal, bool) {
 	if err == nil {
 		return refusal{}, false
 	}
-	f := refusal{status: http.StatusServiceUnavailable, overload: true, detail: err.Error()}
 	wait := DefaultRetryAfter
 	var ra interface{ RetryAfter() time.Duration }
 	if errors.As(err, &ra) && ra.RetryAfter() > 0 {
 		wait = ra.RetryAfter()
 	}
-	switch {
-	case errors.Is(err, deadline.ErrExpired):
-		f.reason = ReasonExpired
-	case errors.Is(err, deadline.ErrInsufficient):
-		f.reason = ReasonDeadlineInsufficient
-	case errors.Is(err, breaker.ErrOpen):
-		f.reason, f.retryAfter = ReasonBreakerOpen, wait
-	case errors.Is(err, breaker.ErrProbeLimit):
-		f.reason, f.retryAfter = ReasonBreakerProbeLimit, wait
-	case errors.Is(err, budget.ErrExhausted):
-		f.reason, f.retryAfter = ReasonBudgetExhausted, wait
-	default:
-		return refusal{}, false
+	for _, k := range refusalKinds {
+		if errors.Is(err, k.err) {
+			f := refusal{status: http.StatusServiceUnavailable, reason: k.reason, overload: true, detail: k.err.Error()}
+			if k.wait {
+				f.retryAfter = wait
+			}
+			return f, true
+		}
 	}
-	return f, true
+	return refusal{}, false
+}
+
+// refusalKinds are the errors Refuse answers, in the order it tries them.
+var refusalKinds = [...]struct {
+	err    error
+	reason string
+	wait   bool // whether waiting can help: a Retry-After is written
+}{
+	{deadline.ErrExpired, ReasonExpired, false},
+	{deadline.ErrInsufficient, ReasonDeadlineInsufficient, false},
+	{breaker.ErrOpen, ReasonBreakerOpen, true},
+	{breaker.ErrProbeLimit, ReasonBreakerProbeLimit, true},
+	{budget.ErrExhausted, ReasonBudgetExhausted, true},
 }
 
 // retryAfterSeconds formats d as a Retry-After delay: whole seconds, rounded
