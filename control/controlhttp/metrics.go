@@ -358,7 +358,7 @@ type clientCounters struct {
 	attempts [attemptFirstRetry]atomic.Uint64
 	retries  [numRetryReasons]atomic.Uint64
 	refusals [numRefusals]atomic.Uint64
-	breaker  *breaker.Breaker // the first one given for the dependency; nil without
+	breaker  *breaker.Breaker // the first one given for the dependency; nil without; under Metrics.mu
 }
 
 // client returns the counters of dependency dep, creating them on first
@@ -472,8 +472,10 @@ func (m *Metrics) Visit(now time.Time, f func(Sample)) {
 	}
 	depNames := sortedKeys(m.deps)
 	deps := make([]*clientCounters, len(depNames))
+	breakers := make([]*breaker.Breaker, len(depNames))
 	for i, n := range depNames {
 		deps[i] = m.deps[n]
+		breakers[i] = deps[i].breaker
 	}
 	admissions := slices.Clone(m.admissions)
 	budgets := slices.Clone(m.budgets)
@@ -508,7 +510,7 @@ func (m *Metrics) Visit(now time.Time, f func(Sample)) {
 		}
 	}
 	for i, d := range depNames {
-		br := deps[i].breaker
+		br := breakers[i]
 		if br == nil {
 			continue
 		}

@@ -420,3 +420,25 @@ func ExampleMetrics_Visit() {
 	// goodput_client_refusals_total [payments breaker_open] 1
 	// goodput_breaker_state [payments open] 1
 }
+
+// TestMetricsConcurrentBuild visits a Metrics while transports and
+// handlers are built for it and count, for the race detector.
+func TestMetricsConcurrentBuild(t *testing.T) {
+	var m Metrics
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := range 50 {
+			rt := NewTransport(nil, ClientConfig{Breaker: mustBreaker(t, breaker.Config{}), Dependency: fmt.Sprint("dep", i%5), Metrics: &m})
+			rt.metrics.countAttempt(false)
+			Handler(http.NotFoundHandler(), ServerConfig{Admission: mustAdmission(t, admission.Config{Max: 2}), Shed: metricsPlan(t), Metrics: &m})
+		}
+	}()
+	for range 50 {
+		m.Visit(time.Now(), func(Sample) {})
+	}
+	<-done
+	if v, ok := lookup(&m, time.Now(), "goodput_client_attempts_total", "dependency", "dep0", "attempt", "first"); !ok || v != 10 {
+		t.Errorf("dep0 first attempts %v (present %v), want 10", v, ok)
+	}
+}
