@@ -1,6 +1,8 @@
 package control_test
 
 import (
+	"bytes"
+	"go/format"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -9,8 +11,9 @@ import (
 	"testing"
 )
 
-// externalMain is a service in another module that links the controls, as a user's would.
-const externalMain = `package main
+// plainMain is a service in another module that links the controls without
+// metrics collection, as a user's would: it must not link Prometheus.
+const plainMain = `package main
 
 import (
 	"fmt"
@@ -27,16 +30,81 @@ func main() {
 	if err != nil {
 		panic(err)
 	}
+	metrics := new(controlhttp.Metrics)
 	h := controlhttp.Handler(http.NotFoundHandler(), controlhttp.ServerConfig{
 		Deadline:  deadline.Config{Default: time.Second},
 		Admission: adm,
+		Metrics:   metrics,
 	})
 	fmt.Println(h != nil)
 }
 `
 
-// TestImportFromAnotherModule builds a module outside this one that imports control/admission
-// and control/controlhttp through a replace directive: the module path must be importable.
+// Markers around the README's "Controls in a Go service" wiring.
+const (
+	wiringBegin = "<!-- controls-wiring:begin -->"
+	wiringEnd   = "<!-- controls-wiring:end -->"
+)
+
+// readmeWiring returns the Go code between the wiring markers of the
+// README at root: the import block and the function a service copies.
+func readmeWiring(t *testing.T, root string) string {
+	t.Helper()
+	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, ok := strings.Cut(string(readme), wiringBegin)
+	if !ok {
+		t.Fatalf("README.md has no %s marker", wiringBegin)
+	}
+	block, _, ok := strings.Cut(rest, wiringEnd)
+	if !ok {
+		t.Fatalf("README.md has no %s marker after %s", wiringEnd, wiringBegin)
+	}
+	block = strings.TrimSpace(block)
+	code, ok := strings.CutPrefix(block, "```go\n")
+	if !ok || !strings.HasSuffix(code, "\n```") {
+		t.Fatalf("the README's wiring is not one ```go block:\n%s", block)
+	}
+	return strings.TrimSuffix(code, "```")
+}
+
+// wiredMain is the README's wiring as a program: package main, the
+// snippet as it stands, and a main that calls it.
+func wiredMain(snippet string) string {
+	return "package main\n\n" + snippet + `
+func main() {
+	h, err := newCheckout("http://127.0.0.1:1/score")
+	if err != nil || h == nil {
+		panic(err)
+	}
+}
+`
+}
+
+// TestReadmeWiringFormatted checks the README's wiring is gofmt-formatted,
+// so a service that copies it copies tidy code.
+func TestReadmeWiringFormatted(t *testing.T) {
+	root, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := wiredMain(readmeWiring(t, root))
+	got, err := format.Source([]byte(src))
+	if err != nil {
+		t.Fatalf("the README's wiring does not parse: %v\n%s", err, src)
+	}
+	if !bytes.Equal(got, []byte(src)) {
+		t.Errorf("the README's wiring is not gofmt-formatted; gofmt makes it:\n%s", got)
+	}
+}
+
+// TestImportFromAnotherModule builds a module outside this one through a
+// replace directive, as a user's service would: one program imports
+// control/admission and control/controlhttp and must not link
+// prometheus/client_golang; another is the README's "Controls in a Go
+// service" wiring, word for word, which links control/controlprom.
 func TestImportFromAnotherModule(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds another module; skipped in -short")
@@ -61,7 +129,11 @@ func TestImportFromAnotherModule(t *testing.T) {
 	}
 	dir := t.TempDir()
 	write := func(name, text string) {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+		path := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -73,16 +145,35 @@ func TestImportFromAnotherModule(t *testing.T) {
 		t.Fatal(err)
 	}
 	write("go.sum", string(sum))
-	write("main.go", externalMain)
+	write("plain/main.go", plainMain)
+	write("wired/main.go", wiredMain(readmeWiring(t, root)))
 
-	run := func(args ...string) {
+	run := func(args ...string) string {
 		cmd := exec.Command(goBin, args...)
 		cmd.Dir = dir
 		cmd.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=mod")
-		if out, err := cmd.CombinedOutput(); err != nil {
+		out, err := cmd.CombinedOutput()
+		if err != nil {
 			t.Fatalf("go %s in an external module: %v\n%s", strings.Join(args, " "), err, out)
 		}
+		return string(out)
 	}
 	run("mod", "tidy")
-	run("build", "-o", filepath.Join(dir, "shop"), ".")
+	run("build", "-o", filepath.Join(dir, "bin")+string(filepath.Separator), "./plain", "./wired")
+
+	deps := strings.Fields(run("list", "-deps", "./plain"))
+	linked := false
+	for _, dep := range deps {
+		if strings.HasPrefix(dep, "github.com/prometheus/") {
+			t.Errorf("a program importing control/admission and control/controlhttp links %s", dep)
+		}
+		linked = linked || dep == "github.com/goodput-lab/goodput/control/controlhttp"
+	}
+	if !linked {
+		t.Errorf("go list -deps ./plain does not list control/controlhttp:\n%s", strings.Join(deps, "\n"))
+	}
+	wired := run("list", "-deps", "./wired")
+	if !strings.Contains(wired, "github.com/goodput-lab/goodput/control/controlprom\n") {
+		t.Errorf("the README's wiring does not link control/controlprom")
+	}
 }

@@ -60,12 +60,15 @@ type ClientConfig struct {
 	BackoffBase, BackoffMax time.Duration
 	// Seed seeds the transport's own math/rand/v2 stream of jitter draws.
 	Seed uint64
-	// Metrics, when not nil, counts attempts, retry decisions and refusals.
+	// Metrics, when not nil, counts attempts, retry decisions and refusals
+	// under Dependency, and reads the Breaker's state and the Budget's
+	// balance.
 	Metrics *Metrics
 	// Observer, when not nil, is told of every attempt, e.g. to trace it
 	// (package controlotel). Nil costs nothing.
 	Observer ClientObserver
-	// Dependency names the dependency for the Observer, e.g. "payments".
+	// Dependency names the dependency, e.g. "payments", for the Metrics'
+	// dependency label and the Observer.
 	Dependency string
 }
 
@@ -127,6 +130,8 @@ type Transport struct {
 	next http.RoundTripper
 	cfg  ClientConfig
 
+	metrics *clientCounters // the dependency's counters in cfg.Metrics; nil without
+
 	mu  sync.Mutex
 	rng *rand.Rand
 }
@@ -150,7 +155,7 @@ func NewTransport(next http.RoundTripper, cfg ClientConfig) *Transport {
 	if cfg.BackoffMax == 0 {
 		cfg.BackoffMax = DefaultBackoffMax
 	}
-	return &Transport{next: next, cfg: cfg, rng: rand.New(rand.NewPCG(cfg.Seed, 0x636f6e74726f6c68))} // "controlh"
+	return &Transport{next: next, cfg: cfg, metrics: cfg.Metrics.client(cfg.Dependency, cfg.Breaker, cfg.Budget), rng: rand.New(rand.NewPCG(cfg.Seed, 0x636f6e74726f6c68))} // "controlh"
 }
 
 // CloseIdleConnections closes the idle connections of the wrapped
@@ -245,7 +250,7 @@ func (t *Transport) attempt(c *call, n int) result {
 			if errors.Is(err, deadline.ErrExpired) {
 				why = refusalDeadlineExpired
 			}
-			t.cfg.Metrics.countRefusal(why)
+			t.metrics.countRefusal(why)
 			return result{err: fmt.Errorf("controlhttp: call not made: %w", err), refused: refusalNames[why], start: now, end: now}
 		}
 		callDL = now.Add(timeout)
@@ -273,7 +278,7 @@ func (t *Transport) attempt(c *call, n int) result {
 			if errors.Is(err, breaker.ErrProbeLimit) {
 				why = refusalBreakerProbeLimit
 			}
-			t.cfg.Metrics.countRefusal(why)
+			t.metrics.countRefusal(why)
 			return result{err: fmt.Errorf("controlhttp: call not made: %w", err), refused: refusalNames[why], start: now, end: now}
 		}
 		ticket = tk
@@ -281,7 +286,7 @@ func (t *Transport) attempt(c *call, n int) result {
 	if n == 1 && t.cfg.Budget != nil {
 		t.cfg.Budget.Request(now, c.tenant)
 	}
-	t.cfg.Metrics.countAttempt(n > 1)
+	t.metrics.countAttempt(n > 1)
 
 	callCtx, cancel := ctx, context.CancelFunc(func() {})
 	if !callDL.IsZero() {
@@ -350,7 +355,7 @@ func classify(resp *http.Response) (failed bool, f budget.Failure) {
 // retry decides whether the attempt n of c, which failed as r, is retried,
 // and after what wait; it counts the decision and returns its reason.
 func (t *Transport) retry(c *call, n int, r result) (wait time.Duration, ok bool, why int) {
-	m := t.cfg.Metrics
+	m := t.metrics
 	if t.cfg.Budget == nil {
 		return 0, false, retryNoBudget
 	}

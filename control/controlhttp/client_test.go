@@ -229,9 +229,9 @@ func TestTransportRetries(t *testing.T) {
 		if st := bud.Stats(); st.Requests != 1 || st.Retries != 2 {
 			t.Errorf("budget requests %d retries %d, want 1 and 2", st.Requests, st.Retries)
 		}
-		if m.attempts[0].Load() != 1 || m.attempts[1].Load() != 2 || m.retries[budget.ReasonAllowed].Load() != 2 {
+		if m.deps[""].attempts[0].Load() != 1 || m.deps[""].attempts[1].Load() != 2 || m.deps[""].retries[budget.ReasonAllowed].Load() != 2 {
 			t.Errorf("metrics: first %d retry %d allowed %d; want 1 2 2",
-				m.attempts[0].Load(), m.attempts[1].Load(), m.retries[budget.ReasonAllowed].Load())
+				m.deps[""].attempts[0].Load(), m.deps[""].attempts[1].Load(), m.deps[""].retries[budget.ReasonAllowed].Load())
 		}
 	})
 }
@@ -309,7 +309,7 @@ func TestTransportRetryRefusals(t *testing.T) {
 					if r == tc.reason {
 						want = 1
 					}
-					if g := m.retries[r].Load(); g != want {
+					if g := m.deps[""].retries[r].Load(); g != want {
 						t.Errorf("retry decisions %q = %d, want %d", retryReasonName(r), g, want)
 					}
 				}
@@ -351,8 +351,8 @@ func TestTransportBreaker(t *testing.T) {
 		if s.n() != 4 {
 			t.Errorf("%d calls reached the dependency, want 4 (none while open)", s.n())
 		}
-		if m.refusals[refusalBreakerOpen].Load() != 1 {
-			t.Errorf("breaker-open refusals %d, want 1", m.refusals[refusalBreakerOpen].Load())
+		if m.deps[""].refusals[refusalBreakerOpen].Load() != 1 {
+			t.Errorf("breaker-open refusals %d, want 1", m.deps[""].refusals[refusalBreakerOpen].Load())
 		}
 
 		time.Sleep(5 * time.Second)
@@ -380,8 +380,8 @@ func TestTransportBreakerStopsRetries(t *testing.T) {
 		if err != nil || resp.StatusCode != 503 || s.n() != 1 {
 			t.Fatalf("got %v, %v after %d attempts; want the 503 after 1", resp, err, s.n())
 		}
-		if m.retries[retryBreakerOpen].Load() != 1 {
-			t.Errorf("breaker-open retry decisions %d, want 1", m.retries[retryBreakerOpen].Load())
+		if m.deps[""].retries[retryBreakerOpen].Load() != 1 {
+			t.Errorf("breaker-open retry decisions %d, want 1", m.deps[""].retries[retryBreakerOpen].Load())
 		}
 	})
 }
@@ -425,7 +425,7 @@ func TestTransportDeadlineRefusals(t *testing.T) {
 				if called || !body.closed {
 					t.Errorf("call made %v, body closed %v; want false, true", called, body.closed)
 				}
-				if m.refusals[tc.reason].Load() != 1 {
+				if m.deps[""].refusals[tc.reason].Load() != 1 {
 					t.Errorf("refusal %s not counted", refusalNames[tc.reason])
 				}
 			})

@@ -20,12 +20,17 @@
 // and serves the rest with a context that ends at the deadline and carries
 // the identity and an [Info]: the class, the load state and policy
 // generation the request was admitted under, and the features shed for it.
-// Handlers ask [Shed] before optional work and may call [Started] when
-// service starts after a wait, so admission learns the queueing delay.
+// Handlers ask [Shed] before optional work. Admission learns from what the
+// middleware measures of each admitted request: the handler makes no call
+// for it.
 // Every refusal names its reason in [ReasonHeader] and its generation in
 // [GenerationHeader]; an overload refusal says [NoRetry] in
 // [OverloadHeader] and, when waiting can help, when to come back in
-// Retry-After.
+// Retry-After. A handler whose dependency call the controls declined (an
+// open breaker, an exhausted budget, too little deadline left) answers with
+// [Refuse], which writes the same kind of refusal. With a zero
+// [deadline.Config] a request without a deadline header gets 30 s and no
+// deadline is taken beyond 60 s.
 //
 // # Client
 //
@@ -51,13 +56,16 @@
 // # Metrics
 //
 // A [Metrics] counts every decision: requests admitted or refused by class
-// and reason and their outcomes (goodput, late, failed), shed lookups,
-// attempts, retry decisions by reason, calls refused by the breaker or the
-// deadline, and the load state and generation. Counting is an atomic add on
-// the request path; the Metrics is a prometheus.Collector, so a scrape of a
-// registry it is registered on reads the counts. Register it on a registry
-// of your own and serve that with promhttp; nothing goes to the global
-// registry. Without a Metrics nothing is counted.
+// and reason and their outcomes (goodput, late, failed, refused), shed
+// lookups, and per dependency ([ClientConfig.Dependency]) attempts, retry
+// decisions by reason and calls refused by the breaker or the deadline; and
+// it reads the admission limit and in-flight count, each dependency's
+// breaker state, the retry budget's balance and the load state from the
+// controls it is given. Counting is an atomic add on the request path; a
+// reader visits the values with [Metrics.Visit]. This package links no
+// metrics library: package controlprom serves a Metrics to Prometheus
+// (controlprom.NewCollector), on a registry of your own. Without a Metrics
+// nothing is counted.
 //
 // # Tracing
 //
@@ -74,36 +82,54 @@
 //
 //	func run() error {
 //		now := time.Now()
-//		adm, err := admission.New(admission.Config{Max: 200})
+//		metrics := new(controlhttp.Metrics) // shared by the middleware, the transports and the stepper
+//
+//		adm, err := admission.New(admission.Config{Max: 200}) // adapts by itself
 //		if err != nil {
 //			return err
 //		}
-//		retries, err := budget.New(budget.Finagle()) // one budget for every dependency
+//		retries, err := budget.New(budget.Config{Ratio: 0.2, MinPerSecond: 10}) // one budget for every dependency
 //		if err != nil {
 //			return err
 //		}
-//		payments, err := breaker.New(breaker.AI2()) // one breaker per dependency
+//		payments, err := breaker.New(breaker.Config{}) // one breaker per dependency
 //		if err != nil {
 //			return err
 //		}
-//		states, err := loadstate.New(loadstate.Northstar(), now)
+//		keep := loadstate.Policy{RetryRatio: 0.2, AdmissionScale: 1}
+//		states, err := loadstate.New(loadstate.Config{
+//			Gates: loadstate.Gates{QueueAge: loadstate.DurationGate{
+//				Warn: 250 * time.Millisecond, Hard: time.Second, Exit: 200 * time.Millisecond,
+//			}},
+//			Hold: loadstate.Holds{Pressured: time.Minute, Protected: 2 * time.Minute, Recovering: 2 * time.Minute},
+//			Policies: loadstate.Policies{
+//				Normal:     keep,
+//				Pressured:  loadstate.Policy{RetryRatio: 0.1, AdmissionScale: 1, Shed: loadstate.Pressured},
+//				Protected:  loadstate.Policy{RetryRatio: 0.02, AdmissionScale: 0.5, Shed: loadstate.Protected},
+//				Recovering: loadstate.Policy{RetryRatio: 0.05, AdmissionScale: 0.75, Shed: loadstate.Protected},
+//			},
+//		}, now)
 //		if err != nil {
 //			return err
 //		}
-//		plan, err := shed.Default().Compile()
+//		recommendations := shed.Optional{Name: "recommendations", Fallback: "a receipt without them"}
+//		plan, err := shed.Plan{States: map[loadstate.State][]shed.Optional{
+//			loadstate.Pressured: {recommendations},
+//			loadstate.Protected: {recommendations},
+//		}}.Compile()
 //		if err != nil {
 //			return err
 //		}
-//		recs, _ := plan.Feature(shed.Recommendations)
-//		metrics := new(controlhttp.Metrics)
+//		recs, _ := plan.Feature("recommendations")
 //
 //		paymentClient := &http.Client{Transport: controlhttp.NewTransport(nil, controlhttp.ClientConfig{
-//			Budget:   retries,
-//			Breaker:  payments,
-//			Reserve:  100 * time.Millisecond, // to answer the caller after the call
-//			Expected: 120 * time.Millisecond, // an attempt's p90
-//			Seed:     1,
-//			Metrics:  metrics,
+//			Dependency: "payments", // labels its metrics
+//			Budget:     retries,
+//			Breaker:    payments,
+//			Reserve:    100 * time.Millisecond, // to answer the caller after the call
+//			Expected:   120 * time.Millisecond, // an attempt's p90
+//			Seed:       1,
+//			Metrics:    metrics,
 //		})}
 //
 //		checkout := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -111,8 +137,11 @@
 //			req, _ := http.NewRequestWithContext(ctx, "POST", "http://payments.internal/authorise",
 //				strings.NewReader(r.FormValue("amount")))
 //			resp, err := paymentClient.Do(req)
+//			if controlhttp.Refuse(w, r, err) { // breaker open, budget or deadline
+//				return
+//			}
 //			if err != nil {
-//				http.Error(w, "payment unavailable", http.StatusServiceUnavailable)
+//				http.Error(w, "payment failed", http.StatusBadGateway)
 //				return
 //			}
 //			defer resp.Body.Close()
@@ -124,7 +153,7 @@
 //
 //		mux := http.NewServeMux()
 //		mux.Handle("/checkout", controlhttp.Handler(checkout, controlhttp.ServerConfig{
-//			Deadline:  deadline.Config{SkewMargin: 20 * time.Millisecond, Default: 1800 * time.Millisecond, Max: 30 * time.Second},
+//			Deadline:  deadline.Config{SkewMargin: 20 * time.Millisecond}, // 30 s without a header, at most 60 s
 //			Admission: adm,
 //			Classify:  classify, // e.g. continuations and status lookups by path
 //			Expected:  300 * time.Millisecond,
@@ -133,7 +162,7 @@
 //			Metrics:   metrics,
 //		}))
 //		reg := prometheus.NewRegistry()
-//		reg.MustRegister(metrics)
+//		reg.MustRegister(controlprom.NewCollector(metrics))
 //		mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
 //
 //		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)

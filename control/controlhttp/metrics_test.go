@@ -4,23 +4,18 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"testing/synctest"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
-	"github.com/prometheus/client_golang/prometheus/testutil/promlint"
-	dto "github.com/prometheus/client_model/go"
-	"github.com/prometheus/common/expfmt"
-
 	"github.com/goodput-lab/goodput/control/admission"
+	"github.com/goodput-lab/goodput/control/breaker"
 	"github.com/goodput-lab/goodput/control/budget"
 	"github.com/goodput-lab/goodput/control/loadstate"
 	"github.com/goodput-lab/goodput/control/shed"
@@ -28,22 +23,86 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
-// TestMetricsGolden drives a server and a client through a fixed sequence of
-// decisions and compares what a registry gathers from the Metrics, in the
-// text exposition format, with testdata/metrics.golden.
-// Run with -update to rewrite it after an intended change.
+// metricsMachine is a load-state machine with no gates, moved only by
+// Override, for the metrics tests.
+func metricsMachine(t *testing.T, now time.Time) *loadstate.Machine {
+	t.Helper()
+	p := func(s loadstate.State) loadstate.Policy { return loadstate.Policy{AdmissionScale: 1, Shed: s} }
+	ls, err := loadstate.New(loadstate.Config{Policies: loadstate.Policies{
+		Normal: p(loadstate.Normal), Pressured: p(loadstate.Pressured), Protected: p(loadstate.Protected), Recovering: p(loadstate.Recovering),
+	}}, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ls
+}
+
+// metricsPlan is a shed plan of one feature, shed from Pressured on.
+func metricsPlan(t *testing.T) shed.Table {
+	t.Helper()
+	recs := shed.Optional{Name: "recommendations", Fallback: "none"}
+	tbl, err := shed.Plan{States: map[loadstate.State][]shed.Optional{
+		loadstate.Pressured: {recs}, loadstate.Protected: {recs}, loadstate.Recovering: {recs},
+	}}.Compile()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tbl
+}
+
+// render writes every sample m visits at now, one a line, as
+// name{label="value",...} value.
+func render(m *Metrics, now time.Time) string {
+	fams := Families()
+	var b strings.Builder
+	m.Visit(now, func(s Sample) {
+		f := fams[s.Family]
+		b.WriteString(f.Name)
+		if len(f.Labels) > 0 {
+			b.WriteByte('{')
+			for i, l := range f.Labels {
+				if i > 0 {
+					b.WriteByte(',')
+				}
+				fmt.Fprintf(&b, "%s=%q", l, s.Labels[i])
+			}
+			b.WriteByte('}')
+		}
+		fmt.Fprintf(&b, " %g\n", s.Value)
+	})
+	return b.String()
+}
+
+// lookup returns the value of the sample of family name with labels (name,
+// value pairs in the family's label order), and whether m visits one.
+func lookup(m *Metrics, now time.Time, name string, labels ...string) (float64, bool) {
+	fams := Families()
+	v, found := 0.0, false
+	m.Visit(now, func(s Sample) {
+		f := fams[s.Family]
+		if f.Name != name || len(f.Labels)*2 != len(labels) {
+			return
+		}
+		for i, l := range f.Labels {
+			if labels[2*i] != l || labels[2*i+1] != s.Labels[i] {
+				return
+			}
+		}
+		v, found = s.Value, true
+	})
+	return v, found
+}
+
+// TestMetricsGolden drives a server and two dependencies' clients through a
+// fixed sequence of decisions and compares every sample the Metrics visits
+// with testdata/metrics.golden. Run with -update to rewrite it after an
+// intended change.
 func TestMetricsGolden(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		var m Metrics
-		ls, err := loadstate.New(loadstate.Northstar(), time.Now())
-		if err != nil {
-			t.Fatal(err)
-		}
-		tbl, err := shed.Default().Compile()
-		if err != nil {
-			t.Fatal(err)
-		}
-		recs, _ := tbl.Feature(shed.Recommendations)
+		ls := metricsMachine(t, time.Now())
+		tbl := metricsPlan(t)
+		recs, _ := tbl.Feature("recommendations")
 		adm := mustAdmission(t, admission.Config{Max: 10})
 		srv := Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			Shed(r.Context(), recs)
@@ -68,14 +127,21 @@ func TestMetricsGolden(t *testing.T) {
 		adm.SetClassOpen(admission.Sheddable, false)
 		serve("/", "sheddable")
 
-		rt := NewTransport(network{srv}, ClientConfig{Budget: mustBudget(t, budget.Finagle()), Metrics: &m})
-		get(t, context.Background(), rt)
+		retries := mustBudget(t, budget.Finagle())
+		payments := NewTransport(network{srv}, ClientConfig{Budget: retries, Breaker: mustBreaker(t, breaker.Config{}), Dependency: "payments", Metrics: &m})
+		get(t, context.Background(), payments)
 		req, _ := http.NewRequest("GET", "http://svc.test/fail", nil)
-		if resp, err := rt.RoundTrip(req); err == nil {
+		if resp, err := payments.RoundTrip(req); err == nil {
+			resp.Body.Close()
+		}
+		risk := mustBreaker(t, breaker.Config{})
+		risk.ForceOpen(time.Now())
+		rt := NewTransport(network{srv}, ClientConfig{Budget: retries, Breaker: risk, Dependency: "risk", Metrics: &m})
+		if resp, err := get(t, context.Background(), rt); err == nil {
 			resp.Body.Close()
 		}
 
-		golden(t, "metrics.golden", exposition(t, gather(t, &m)))
+		golden(t, "metrics.golden", render(&m, time.Now()))
 	})
 }
 
@@ -96,89 +162,157 @@ func golden(t *testing.T, name, got string) {
 	}
 }
 
-// gather registers m on a new pedantic registry, which checks that every
-// collected metric was described and is consistent, and gathers it.
-func gather(t *testing.T, m *Metrics) []*dto.MetricFamily {
-	t.Helper()
-	reg := prometheus.NewPedanticRegistry()
-	if err := reg.Register(m); err != nil {
-		t.Fatal(err)
+// TestMetricsNames checks every family's name and label names, and every
+// label value a Metrics with every control watched can visit, are
+// snake_case; counters end in _total and gauges do not; every family has a
+// help text and is visited.
+func TestMetricsNames(t *testing.T) {
+	snakeCase := regexp.MustCompile(`^[a-z][a-z0-9]*(_[a-z0-9]+)*$`)
+	var m Metrics
+	now := time.Now()
+	Handler(http.NotFoundHandler(), ServerConfig{Admission: mustAdmission(t, admission.Config{Max: 4}), Shed: metricsPlan(t), Metrics: &m})
+	NewTransport(nil, ClientConfig{Budget: mustBudget(t, budget.Finagle()), Breaker: mustBreaker(t, breaker.Config{}), Dependency: "payments", Metrics: &m})
+	m.setLoadState(loadstate.Protected, 3)
+
+	fams := Families()
+	if len(fams) != numFamilies {
+		t.Fatalf("Families has %d families, want %d", len(fams), numFamilies)
 	}
-	mfs, err := reg.Gather()
-	if err != nil {
-		t.Fatal(err)
+	seen := make([]bool, len(fams))
+	m.Visit(now, func(s Sample) {
+		f := fams[s.Family]
+		seen[s.Family] = true
+		if len(s.Labels) != len(f.Labels) {
+			t.Errorf("%s: %d label values for %d labels", f.Name, len(s.Labels), len(f.Labels))
+			return
+		}
+		for i, v := range s.Labels {
+			if f.Labels[i] == "feature" || f.Labels[i] == "dependency" {
+				continue // the service's own names
+			}
+			if !snakeCase.MatchString(v) {
+				t.Errorf("%s: label %s value %q is not snake_case", f.Name, f.Labels[i], v)
+			}
+		}
+	})
+	for i, f := range fams {
+		if !seen[i] {
+			t.Errorf("%s not visited", f.Name)
+		}
+		if !snakeCase.MatchString(f.Name) {
+			t.Errorf("family name %q is not snake_case", f.Name)
+		}
+		for _, l := range f.Labels {
+			if !snakeCase.MatchString(l) {
+				t.Errorf("%s: label name %q is not snake_case", f.Name, l)
+			}
+		}
+		if counter := strings.HasSuffix(f.Name, "_total"); counter != (f.Kind == Counter) {
+			t.Errorf("%s: kind %v but _total suffix %v", f.Name, f.Kind, counter)
+		}
+		if f.Help == "" {
+			t.Errorf("%s has no help", f.Name)
+		}
 	}
-	return mfs
 }
 
-// exposition renders mfs in the Prometheus text format.
-func exposition(t *testing.T, mfs []*dto.MetricFamily) string {
-	t.Helper()
-	var b strings.Builder
-	enc := expfmt.NewEncoder(&b, expfmt.NewFormat(expfmt.TypeTextPlain))
-	for _, mf := range mfs {
-		if err := enc.Encode(mf); err != nil {
+func TestSnake(t *testing.T) {
+	for in, want := range map[string]string{
+		"class-closed": "class_closed",
+		"HalfOpen":     "half_open",
+		"Normal":       "normal",
+		"standard":     "standard",
+		"max-attempts": "max_attempts",
+	} {
+		if got := snake(in); got != want {
+			t.Errorf("snake(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestMetricsDependency checks that client counters and the breaker state
+// are labelled with the transport's dependency, so a breaker refusal names
+// its breaker.
+func TestMetricsDependency(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var m Metrics
+		srv := answers(new(seen), nil, 200)
+		open := mustBreaker(t, breaker.Config{})
+		open.ForceOpen(time.Now())
+		payments := NewTransport(network{srv}, ClientConfig{Breaker: open, Dependency: "payments", Metrics: &m})
+		risk := NewTransport(network{srv}, ClientConfig{Breaker: mustBreaker(t, breaker.Config{}), Dependency: "risk", Metrics: &m})
+		if _, err := get(t, context.Background(), payments); err == nil {
+			t.Fatal("a call through an open breaker was made")
+		}
+		resp, err := get(t, context.Background(), risk)
+		if err != nil {
 			t.Fatal(err)
 		}
-	}
-	return b.String()
+		resp.Body.Close()
+		now := time.Now()
+		for _, c := range []struct {
+			name   string
+			labels []string
+			want   float64
+		}{
+			{"goodput_client_refusals_total", []string{"dependency", "payments", "reason", "breaker_open"}, 1},
+			{"goodput_client_refusals_total", []string{"dependency", "risk", "reason", "breaker_open"}, 0},
+			{"goodput_client_attempts_total", []string{"dependency", "payments", "attempt", "first"}, 0},
+			{"goodput_client_attempts_total", []string{"dependency", "risk", "attempt", "first"}, 1},
+			{"goodput_breaker_state", []string{"dependency", "payments", "state", "open"}, 1},
+			{"goodput_breaker_state", []string{"dependency", "payments", "state", "closed"}, 0},
+			{"goodput_breaker_state", []string{"dependency", "risk", "state", "closed"}, 1},
+			{"goodput_breaker_state", []string{"dependency", "risk", "state", "half_open"}, 0},
+		} {
+			if v, ok := lookup(&m, now, c.name, c.labels...); !ok || v != c.want {
+				t.Errorf("%s%v = %v (present %v), want %v", c.name, c.labels, v, ok, c.want)
+			}
+		}
+	})
 }
 
-// value returns the value of the sample of family name whose labels are
-// labels (name, value pairs), and whether there is one.
-func value(mfs []*dto.MetricFamily, name string, labels ...string) (float64, bool) {
-	for _, mf := range mfs {
-		if mf.GetName() != name {
-			continue
-		}
-	metrics:
-		for _, mt := range mf.GetMetric() {
-			if len(mt.GetLabel())*2 != len(labels) {
-				continue
-			}
-			for i, l := range mt.GetLabel() {
-				if l.GetName() != labels[2*i] || l.GetValue() != labels[2*i+1] {
-					continue metrics
-				}
-			}
-			switch {
-			case mt.GetCounter() != nil:
-				return mt.GetCounter().GetValue(), true
-			case mt.GetGauge() != nil:
-				return mt.GetGauge().GetValue(), true
+// TestMetricsGauges checks the admission limit and in-flight gauges, read
+// from the Handler's controller, and the budget balance, read from the
+// Transport's budget; a controller or budget given twice counts once.
+func TestMetricsGauges(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var m Metrics
+		now := time.Now()
+		for _, name := range []string{"goodput_admission_limit", "goodput_admission_in_flight", "goodput_retry_budget_available"} {
+			if _, ok := lookup(&m, now, name); ok {
+				t.Errorf("%s visited before its control was given", name)
 			}
 		}
-	}
-	return 0, false
-}
+		adm := mustAdmission(t, admission.Config{Max: 8})
+		inside := make(chan float64, 1)
+		h := Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			v, _ := lookup(&m, time.Now(), "goodput_admission_in_flight")
+			inside <- v
+		}), ServerConfig{Admission: adm, Metrics: &m})
+		Handler(http.NotFoundHandler(), ServerConfig{Admission: adm, Metrics: &m}) // the same controller again
+		occupy(t, adm, now, 2)
+		h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", "/", nil))
+		if v := <-inside; v != 3 {
+			t.Errorf("in flight while serving = %v, want 3", v)
+		}
+		if v, _ := lookup(&m, now, "goodput_admission_in_flight"); v != 2 {
+			t.Errorf("in flight after = %v, want 2", v)
+		}
+		if v, _ := lookup(&m, now, "goodput_admission_limit"); v != float64(adm.Limit()) || v != 8 {
+			t.Errorf("limit = %v, want %d", v, adm.Limit())
+		}
 
-// TestMetricsLint runs promlint, which checks the names, units, suffixes and
-// help texts against the Prometheus conventions, over every family a
-// Metrics with a shed plan and a load state collects.
-func TestMetricsLint(t *testing.T) {
-	var m Metrics
-	tbl, err := shed.Default().Compile()
-	if err != nil {
-		t.Fatal(err)
-	}
-	Handler(http.NotFoundHandler(), ServerConfig{Shed: tbl, Metrics: &m})
-	m.setLoadState(loadstate.Protected, 3)
-	mfs := gather(t, &m)
-	if len(mfs) != 9 {
-		t.Errorf("gathered %d families, want 9", len(mfs))
-	}
-	problems, err := promlint.NewWithMetricFamilies(mfs).Lint()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, p := range problems {
-		t.Errorf("%s: %s", p.Metric, p.Text)
-	}
-	for _, mf := range mfs {
-		if mf.GetHelp() == "" {
-			t.Errorf("%s has no help", mf.GetName())
+		b := mustBudget(t, budget.Config{Ratio: 0.5, MinPerSecond: 2, TTL: 10 * time.Second})
+		for range 10 {
+			b.Request(now, "")
 		}
-	}
+		NewTransport(nil, ClientConfig{Budget: b, Dependency: "a", Metrics: &m})
+		NewTransport(nil, ClientConfig{Budget: b, Dependency: "b", Metrics: &m})
+		want := b.Window(now).Available()
+		if v, ok := lookup(&m, now, "goodput_retry_budget_available"); !ok || v != want || want <= 0 {
+			t.Errorf("budget available = %v (present %v), want %v > 0", v, ok, want)
+		}
+	})
 }
 
 // TestMetricsLoadState checks the load-state gauge: absent until a state is
@@ -186,120 +320,46 @@ func TestMetricsLint(t *testing.T) {
 // generation beside it.
 func TestMetricsLoadState(t *testing.T) {
 	var m Metrics
-	mfs := gather(t, &m)
+	now := time.Now()
 	for _, name := range []string{"goodput_load_state", "goodput_policy_generation"} {
-		for _, mf := range mfs {
-			if mf.GetName() == name {
-				t.Errorf("%s collected before a load state was read", name)
-			}
+		if _, ok := lookup(&m, now, name, "state", "normal"); ok {
+			t.Errorf("%s visited before a load state was read", name)
+		}
+		if _, ok := lookup(&m, now, name); ok {
+			t.Errorf("%s visited before a load state was read", name)
 		}
 	}
 	states := []loadstate.State{loadstate.Normal, loadstate.Pressured, loadstate.Protected, loadstate.Recovering}
 	for i, cur := range append(states, loadstate.Normal) {
 		gen := uint64(10 + i)
 		m.setLoadState(cur, gen)
-		mfs := gather(t, &m)
 		for _, s := range states {
 			want := 0.0
 			if s == cur {
 				want = 1
 			}
-			if v, ok := value(mfs, "goodput_load_state", "state", s.String()); !ok || v != want {
+			if v, ok := lookup(&m, now, "goodput_load_state", "state", strings.ToLower(s.String())); !ok || v != want {
 				t.Errorf("in %v: goodput_load_state{state=%q} = %v (present %v), want %v", cur, s, v, ok, want)
 			}
 		}
-		if v, ok := value(mfs, "goodput_policy_generation"); !ok || v != float64(gen) {
+		if v, ok := lookup(&m, now, "goodput_policy_generation"); !ok || v != float64(gen) {
 			t.Errorf("in %v: goodput_policy_generation = %v (present %v), want %d", cur, v, ok, gen)
 		}
-	}
-}
-
-// TestMetricsFeatureName checks that a feature name the text format must
-// escape survives the exposition: encoded, then parsed back.
-func TestMetricsFeatureName(t *testing.T) {
-	const odd = "odd \"name\"\nwith \\ and é"
-	var m Metrics
-	tbl, err := shed.Plan{States: map[loadstate.State][]shed.Optional{
-		loadstate.Protected: {{Name: odd, Fallback: "none"}},
-	}}.Compile()
-	if err != nil {
-		t.Fatal(err)
-	}
-	Handler(http.NotFoundHandler(), ServerConfig{Shed: tbl, Metrics: &m})
-	m.shedCounters(tbl)[0].add(true)
-	text := exposition(t, gather(t, &m))
-	if want := `goodput_shed_decisions_total{decision="shed",feature="odd \"name\"\nwith \\ and é"} 1`; !strings.Contains(text, want+"\n") {
-		t.Errorf("exposition lacks %s:\n%s", want, text)
-	}
-	dec := expfmt.NewDecoder(strings.NewReader(text), expfmt.NewFormat(expfmt.TypeTextPlain))
-	var parsed []*dto.MetricFamily
-	for {
-		mf := new(dto.MetricFamily)
-		if err := dec.Decode(mf); err == io.EOF {
-			break
-		} else if err != nil {
-			t.Fatal(err)
-		}
-		parsed = append(parsed, mf)
-	}
-	if v, ok := value(parsed, "goodput_shed_decisions_total", "decision", "shed", "feature", odd); !ok || v != 1 {
-		t.Errorf("parsed back: shed %v (present %v), want 1", v, ok)
-	}
-	if v, ok := value(parsed, "goodput_shed_decisions_total", "decision", "kept", "feature", odd); !ok || v != 0 {
-		t.Errorf("parsed back: kept %v (present %v), want 0", v, ok)
-	}
-}
-
-// TestMetricsHandler serves a registry holding a Metrics with promhttp, as
-// the package documentation shows.
-func TestMetricsHandler(t *testing.T) {
-	var m Metrics
-	m.setLoadState(loadstate.Recovering, 7)
-	m.countAdmission(admission.Lookup, serverReasonMalformedIdentity)
-	reg := prometheus.NewRegistry()
-	reg.MustRegister(&m)
-	rec := httptest.NewRecorder()
-	promhttp.HandlerFor(reg, promhttp.HandlerOpts{}).ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
-	if rec.Code != http.StatusOK {
-		t.Fatalf("status %d", rec.Code)
-	}
-	if ct := rec.Header().Get("Content-Type"); !strings.HasPrefix(ct, "text/plain") {
-		t.Errorf("content type %q", ct)
-	}
-	body := rec.Body.String()
-	for _, want := range []string{
-		"# HELP goodput_load_state ",
-		"# TYPE goodput_load_state gauge\n",
-		`goodput_load_state{state="Recovering"} 1` + "\n",
-		`goodput_load_state{state="Normal"} 0` + "\n",
-		"goodput_policy_generation 7\n",
-		"# TYPE goodput_server_decisions_total counter\n",
-		`goodput_server_decisions_total{class="lookup",reason="malformed-identity"} 1` + "\n",
-	} {
-		if !strings.Contains(body, want) {
-			t.Errorf("exposition lacks %q:\n%s", want, body)
-		}
-	}
-	if err := reg.Register(&m); err == nil {
-		t.Error("registering the same Metrics twice succeeded")
 	}
 }
 
 // TestMetricsCountingAllocs pins counting at zero allocations.
 func TestMetricsCountingAllocs(t *testing.T) {
 	var m Metrics
-	tbl, err := shed.Default().Compile()
-	if err != nil {
-		t.Fatal(err)
-	}
-	sc := m.shedCounters(tbl)
+	sc := m.shedCounters(metricsPlan(t))
+	dep := m.client("payments", nil, nil)
 	allocs := testing.AllocsPerRun(1000, func() {
 		m.countAdmission(admission.Standard, serverReasonAdmitted)
 		m.countOutcome(admission.Standard, outcomeGoodput)
 		sc[0].add(true)
-		m.countAttempt(true)
-		m.countRetry(retryMaxAttempts)
-		m.countRefusal(refusalBreakerOpen)
+		dep.countAttempt(true)
+		dep.countRetry(retryMaxAttempts)
+		dep.countRefusal(refusalBreakerOpen)
 		m.countTransition(loadstate.Protected)
 		m.setLoadState(loadstate.Protected, 2)
 	})
@@ -309,46 +369,76 @@ func TestMetricsCountingAllocs(t *testing.T) {
 }
 
 // TestMetricsNil checks a nil *Metrics counts nothing, does not panic, and
-// collects nothing.
+// visits nothing.
 func TestMetricsNil(t *testing.T) {
 	var m *Metrics
 	m.countAdmission(admission.Standard, 0)
 	m.countOutcome(admission.Standard, 0)
-	m.countAttempt(true)
-	m.countRetry(0)
-	m.countRefusal(0)
+	dep := m.client("payments", nil, nil)
+	dep.countAttempt(true)
+	dep.countRetry(0)
+	dep.countRefusal(0)
 	m.countTransition(loadstate.Protected)
 	m.setLoadState(loadstate.Protected, 1)
-	if mfs := gather(t, m); len(mfs) != 0 {
-		t.Errorf("a nil Metrics collected %d families", len(mfs))
-	}
+	m.watchAdmission(mustAdmission(t, admission.Config{Max: 1}))
+	m.Visit(time.Now(), func(Sample) { t.Error("a nil Metrics visited a sample") })
 }
 
-// A Metrics shared by the middleware, registered on a registry of the
-// program's own and scraped through promhttp.
-func ExampleMetrics() {
+// A Metrics shared by the middleware and a dependency's Transport, read
+// with Visit: the client counters and the breaker state say which
+// dependency, and the admission gauges read the Handler's controller.
+// Package controlprom serves the same samples to Prometheus.
+func ExampleMetrics_Visit() {
 	metrics := new(Metrics)
 	adm, _ := admission.New(admission.Config{Max: 10})
-	checkout := Handler(http.NotFoundHandler(), ServerConfig{Admission: adm, Metrics: metrics})
-	checkout.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", "/checkout", nil))
-	bad := httptest.NewRequest("GET", "/checkout", nil)
-	bad.Header.Set("Goodput-Timeout", "soon")
-	checkout.ServeHTTP(httptest.NewRecorder(), bad)
+	payments, _ := breaker.New(breaker.Config{})
+	payments.ForceOpen(time.Now())
+	client := &http.Client{Transport: NewTransport(nil, ClientConfig{Breaker: payments, Dependency: "payments", Metrics: metrics})}
 
-	reg := prometheus.NewRegistry()
-	reg.MustRegister(metrics)
-	mux := http.NewServeMux()
-	mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
-
-	rec := httptest.NewRecorder()
-	mux.ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
-	for line := range strings.Lines(rec.Body.String()) {
-		if strings.HasPrefix(line, "goodput_server_") && !strings.HasSuffix(line, " 0\n") {
-			fmt.Print(line)
+	checkout := Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		req, _ := http.NewRequestWithContext(r.Context(), "POST", "http://payments.invalid/authorise", nil)
+		resp, err := client.Do(req)
+		if Refuse(w, r, err) {
+			return
 		}
-	}
+		if err == nil {
+			resp.Body.Close()
+		}
+	}), ServerConfig{Admission: adm, Metrics: metrics})
+	checkout.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("POST", "/checkout", nil))
+
+	fams := Families()
+	metrics.Visit(time.Now(), func(s Sample) {
+		f := fams[s.Family]
+		if s.Value != 0 && f.Name != "goodput_server_decisions_total" {
+			fmt.Println(f.Name, s.Labels, s.Value)
+		}
+	})
 	// Output:
-	// goodput_server_decisions_total{class="standard",reason="admitted"} 1
-	// goodput_server_decisions_total{class="standard",reason="malformed-deadline"} 1
-	// goodput_server_outcomes_total{class="standard",outcome="client-error"} 1
+	// goodput_server_outcomes_total [standard refused] 1
+	// goodput_admission_limit [] 10
+	// goodput_client_refusals_total [payments breaker_open] 1
+	// goodput_breaker_state [payments open] 1
+}
+
+// TestMetricsConcurrentBuild visits a Metrics while transports and
+// handlers are built for it and count, for the race detector.
+func TestMetricsConcurrentBuild(t *testing.T) {
+	var m Metrics
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := range 50 {
+			rt := NewTransport(nil, ClientConfig{Breaker: mustBreaker(t, breaker.Config{}), Dependency: fmt.Sprint("dep", i%5), Metrics: &m})
+			rt.metrics.countAttempt(false)
+			Handler(http.NotFoundHandler(), ServerConfig{Admission: mustAdmission(t, admission.Config{Max: 2}), Shed: metricsPlan(t), Metrics: &m})
+		}
+	}()
+	for range 50 {
+		m.Visit(time.Now(), func(Sample) {})
+	}
+	<-done
+	if v, ok := lookup(&m, time.Now(), "goodput_client_attempts_total", "dependency", "dep0", "attempt", "first"); !ok || v != 10 {
+		t.Errorf("dep0 first attempts %v (present %v), want 10", v, ok)
+	}
 }

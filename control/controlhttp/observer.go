@@ -45,6 +45,7 @@ const (
 	ResultHijacked    = "hijacked"     // the connection was taken over
 	ResultExpired     = "expired"      // refused: the deadline had passed on arrival
 	ResultRejected    = "rejected"     // refused by admission or for a malformed header
+	ResultRefused     = "refused"      // admitted, then answered by [Refuse]
 )
 
 // Served is what a [Handler] decided for one request and how it ended.
@@ -65,7 +66,8 @@ type Served struct {
 	State      loadstate.State
 	Generation uint64
 	// Admitted is false for a request the middleware refused; Reason then
-	// names why, as in [ReasonHeader].
+	// names why, as in [ReasonHeader]. For an admitted request answered by
+	// [Refuse], Reason is the reason Refuse wrote.
 	Admitted bool
 	Reason   string
 	// Status is the HTTP status of the answer; 0 when the handler wrote

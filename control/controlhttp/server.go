@@ -2,6 +2,7 @@ package controlhttp
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -9,6 +10,8 @@ import (
 	"time"
 
 	"github.com/goodput-lab/goodput/control/admission"
+	"github.com/goodput-lab/goodput/control/breaker"
+	"github.com/goodput-lab/goodput/control/budget"
 	"github.com/goodput-lab/goodput/control/deadline"
 	"github.com/goodput-lab/goodput/control/identity"
 	"github.com/goodput-lab/goodput/control/loadstate"
@@ -33,13 +36,16 @@ const (
 )
 
 // ServerConfig configures [Handler]. The zero ServerConfig is valid: it
-// reads deadline and identity headers, refuses malformed and expired
-// requests, and admits everything else as [admission.Standard] work in
-// load state Normal, shedding nothing.
+// reads deadline and identity headers, gives a request without a deadline
+// 30 s and cuts every deadline to at most 60 s ([deadline.Config]'s
+// defaults), refuses malformed and expired requests, and admits everything
+// else as [admission.Standard] work in load state Normal, shedding nothing.
 type ServerConfig struct {
 	// Deadline says how the received headers become the request's absolute
 	// deadline: the clock-skew margin subtracted from an absolute deadline,
-	// the deadline given to a request that carries none, and a cap.
+	// the deadline given to a request that carries none
+	// ([deadline.DefaultTimeout] when zero) and a cap ([deadline.DefaultMax]
+	// when zero).
 	Deadline deadline.Config
 	// Admission decides whether the request may start. Nil admits every
 	// request that has not expired.
@@ -59,7 +65,8 @@ type ServerConfig struct {
 	// Shed is the compiled shed plan: the features [Shed] reports shed in
 	// the current load state. The zero Table sheds nothing.
 	Shed shed.Table
-	// Metrics, when not nil, counts every decision. Nil counts nothing.
+	// Metrics, when not nil, counts every decision and reads Admission's
+	// limit and in-flight count. Nil counts nothing.
 	Metrics *Metrics
 	// Observer, when not nil, is told of every request and what was
 	// decided for it, e.g. to trace it (package controlotel). Nil costs
@@ -108,6 +115,7 @@ type requestState struct {
 	h       *handler
 	started atomic.Int64  // 1 + nanoseconds from admission to the call to Started, on the monotonic clock; 0 before it
 	asked   atomic.Uint64 // shed.Set of the features asked with Shed; only with an Observer
+	refused atomic.Value  // string: the reason of an answer written by Refuse
 }
 
 func stateFrom(ctx context.Context) *requestState {
@@ -202,6 +210,7 @@ const (
 // text body naming the reason; an overload refusal (503 or 429) also carries
 // [OverloadHeader]: [NoRetry] and, except for "expired" and "deadline",
 // whose retry could never help, a Retry-After in whole seconds (rounded up).
+// [Refuse] writes the same answer for a handler's own refusals.
 //
 // The [http.ResponseWriter] next sees supports [http.Flusher] and
 // [http.Hijacker] when the server's does, and Unwrap for
@@ -217,6 +226,7 @@ func Handler(next http.Handler, cfg ServerConfig) http.Handler {
 	h := &handler{next: next, cfg: cfg}
 	if cfg.Metrics != nil {
 		h.shedCount = cfg.Metrics.shedCounters(cfg.Shed)
+		cfg.Metrics.watchAdmission(cfg.Admission)
 	}
 	return h
 }
@@ -330,9 +340,13 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			})
 		}
 		outcome := outcomeOf(rw.status(), completed, hasDL && end.After(dl))
+		refusedBy, _ := st.refused.Load().(string)
+		if refusedBy != "" && completed {
+			outcome = outcomeRefused
+		}
 		m.countOutcome(class, outcome)
 		if cfg.Observer != nil {
-			sv.Answered, sv.Admitted, sv.Result = end, true, outcomeNames[outcome]
+			sv.Answered, sv.Admitted, sv.Result, sv.Reason = end, true, outcomeNames[outcome], refusedBy
 			sv.Shed, sv.Asked = st.info.Shed, shed.Set(st.asked.Load())
 			if completed {
 				sv.Status = rw.status()
@@ -347,7 +361,21 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // refuse answers a request the middleware does not pass on, and tells the
 // observer, if any, with the Served sv built so far.
 func (h *handler) refuse(w http.ResponseWriter, ctx context.Context, sv *Served, f refusal) {
-	class, gen := sv.Class, sv.Generation
+	writeRefusal(w, f, sv.Class, sv.Generation)
+	h.cfg.Metrics.countAdmission(sv.Class, f.code)
+	if obs := h.cfg.Observer; obs != nil {
+		sv.Answered, sv.Status, sv.Reason, sv.Result = time.Now(), f.status, f.reason, ResultRejected
+		if f.code == serverReasonExpired {
+			sv.Result = ResultExpired
+		}
+		obs.Served(ctx, *sv)
+	}
+}
+
+// writeRefusal writes the answer of refusal f for a request of class
+// under policy generation gen: the one way every refusal is written, by
+// the middleware and by [Refuse].
+func writeRefusal(w http.ResponseWriter, f refusal, class admission.Class, gen uint64) {
 	hd := w.Header()
 	hd.Set("Content-Type", "text/plain; charset=utf-8")
 	hd.Set("X-Content-Type-Options", "nosniff")
@@ -361,14 +389,95 @@ func (h *handler) refuse(w http.ResponseWriter, ctx context.Context, sv *Served,
 	}
 	w.WriteHeader(f.status)
 	fmt.Fprintf(w, "%s: %s (class %s, generation %d)\n", f.reason, f.detail, class, gen)
-	h.cfg.Metrics.countAdmission(class, f.code)
-	if obs := h.cfg.Observer; obs != nil {
-		sv.Answered, sv.Status, sv.Reason, sv.Result = time.Now(), f.status, f.reason, ResultRejected
-		if f.code == serverReasonExpired {
-			sv.Result = ResultExpired
-		}
-		obs.Served(ctx, *sv)
+}
+
+// DefaultRetryAfter is the Retry-After [Refuse] writes for a refusal that
+// waiting can help (an open breaker, an exhausted budget) when the error
+// does not say how long to wait.
+const DefaultRetryAfter = time.Second
+
+// Reason codes [Refuse] writes in [ReasonHeader].
+const (
+	ReasonBreakerOpen          = "breaker-open"          // breaker.ErrOpen
+	ReasonBreakerProbeLimit    = "breaker-probe-limit"   // breaker.ErrProbeLimit
+	ReasonDeadlineInsufficient = "deadline-insufficient" // deadline.ErrInsufficient
+	ReasonExpired              = reasonExpired           // deadline.ErrExpired, as the middleware's own "expired"
+	ReasonBudgetExhausted      = "budget-exhausted"      // budget.ErrExhausted
+)
+
+// Refuse answers r as the middleware answers its own overload refusals
+// when err says one of the controls declined to make a call for it: 503
+// with [ReasonHeader], [GenerationHeader], [OverloadHeader]: [NoRetry] and
+// a one-line body, so the caller sees the same answer whichever layer
+// refused. It returns true when it wrote the answer, and false, writing
+// nothing, for any other error (nil included), which the handler answers
+// itself:
+//
+//	resp, err := client.Do(req) // a Transport's client
+//	if controlhttp.Refuse(w, r, err) {
+//		return
+//	}
+//	if err != nil { /* the dependency failed: answer as your service does */ }
+//
+// The errors it recognises (with errors.Is) and their reasons are
+// [breaker.ErrOpen] ("breaker-open") and [breaker.ErrProbeLimit]
+// ("breaker-probe-limit") and [budget.ErrExhausted] ("budget-exhausted"),
+// with a Retry-After of [DefaultRetryAfter] (or what err's
+// RetryAfter() time.Duration method, if any in its chain, returns), and
+// [deadline.ErrExpired] ("expired") and [deadline.ErrInsufficient]
+// ("deadline-insufficient"), without Retry-After, since retrying a request
+// whose deadline cannot be met never helps. Inside a [Handler] the answer
+// names the request's class and generation, and counts in [Metrics] as the
+// outcome "refused".
+func Refuse(w http.ResponseWriter, r *http.Request, err error) bool {
+	f, ok := refusalOf(err)
+	if !ok {
+		return false
 	}
+	class, gen := admission.Standard, uint64(0)
+	if st := stateFrom(r.Context()); st != nil {
+		class, gen = st.info.Class, st.info.Generation
+		st.refused.CompareAndSwap(nil, f.reason)
+	}
+	writeRefusal(w, f, class, gen)
+	return true
+}
+
+// refusalOf maps an error of a control to the refusal Refuse writes. The
+// body names the control's sentinel error only, not err's whole text, which
+// may name a dependency's address.
+func refusalOf(err error) (refusal, bool) {
+	if err == nil {
+		return refusal{}, false
+	}
+	wait := DefaultRetryAfter
+	var ra interface{ RetryAfter() time.Duration }
+	if errors.As(err, &ra) && ra.RetryAfter() > 0 {
+		wait = ra.RetryAfter()
+	}
+	for _, k := range refusalKinds {
+		if errors.Is(err, k.err) {
+			f := refusal{status: http.StatusServiceUnavailable, reason: k.reason, overload: true, detail: k.err.Error()}
+			if k.wait {
+				f.retryAfter = wait
+			}
+			return f, true
+		}
+	}
+	return refusal{}, false
+}
+
+// refusalKinds are the errors Refuse answers, in the order it tries them.
+var refusalKinds = [...]struct {
+	err    error
+	reason string
+	wait   bool // whether waiting can help: a Retry-After is written
+}{
+	{deadline.ErrExpired, ReasonExpired, false},
+	{deadline.ErrInsufficient, ReasonDeadlineInsufficient, false},
+	{breaker.ErrOpen, ReasonBreakerOpen, true},
+	{breaker.ErrProbeLimit, ReasonBreakerProbeLimit, true},
+	{budget.ErrExhausted, ReasonBudgetExhausted, true},
 }
 
 // retryAfterSeconds formats d as a Retry-After delay: whole seconds, rounded

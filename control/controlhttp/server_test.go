@@ -4,10 +4,12 @@ import (
 	"bufio"
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -15,6 +17,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/goodput-lab/goodput/control/admission"
+	"github.com/goodput-lab/goodput/control/breaker"
+	"github.com/goodput-lab/goodput/control/budget"
 	"github.com/goodput-lab/goodput/control/deadline"
 	"github.com/goodput-lab/goodput/control/identity"
 	"github.com/goodput-lab/goodput/control/loadstate"
@@ -457,4 +461,159 @@ func TestOutcomes(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestHandlerDeadlineDefaults checks the zero ServerConfig bounds every
+// request: one without a deadline header is served with a context that ends
+// deadline.DefaultTimeout after arrival, and one carrying the largest
+// Goodput-Timeout (99999999H) is cut to deadline.DefaultMax, which is what a
+// Transport then propagates to the dependency.
+func TestHandlerDeadlineDefaults(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var sent http.Header
+		dep := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { sent = r.Header.Clone() })
+		client := NewTransport(network{dep}, ClientConfig{})
+		var ctxDL time.Time
+		var hasDL bool
+		h := Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			ctxDL, hasDL = r.Context().Deadline()
+			resp, err := get(t, r.Context(), client)
+			if err != nil {
+				t.Errorf("call: %v", err)
+			} else if resp.StatusCode != 200 {
+				t.Errorf("call: status %d", resp.StatusCode)
+			}
+		}), ServerConfig{})
+		for _, tc := range []struct {
+			name   string
+			header string // Goodput-Timeout; empty for none
+			want   time.Duration
+		}{
+			{"no deadline header", "", deadline.DefaultTimeout},
+			{"99999999H", "99999999H", deadline.DefaultMax},
+		} {
+			now := time.Now()
+			req := httptest.NewRequest("GET", "/", nil)
+			if tc.header != "" {
+				req.Header.Set(deadline.TimeoutHeader, tc.header)
+			}
+			rec := httptest.NewRecorder()
+			h.ServeHTTP(rec, req)
+			if rec.Code != 200 {
+				t.Fatalf("%s: status %d: %s", tc.name, rec.Code, rec.Body)
+			}
+			if !hasDL || !ctxDL.Equal(now.Add(tc.want)) {
+				t.Errorf("%s: context deadline %v (set %v), want %v after arrival", tc.name, ctxDL.Sub(now), hasDL, tc.want)
+			}
+			got, ok, err := deadline.Extract(sent, now, deadline.AsSent)
+			if err != nil || !ok || got.After(now.Add(tc.want)) {
+				t.Errorf("%s: propagated deadline %v after arrival (%v, %v), want at most %v", tc.name, got.Sub(now), ok, err, tc.want)
+			}
+		}
+	})
+}
+
+// TestRefuse checks the answer Refuse writes for each control error it
+// recognises is the middleware's own refusal (503, reason, generation,
+// no-retry, Retry-After only where waiting helps), that it leaves other
+// errors to the handler, and that the refusal counts as the outcome
+// "refused" and reaches the observer.
+func TestRefuse(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		err        error
+		refused    bool
+		reason     string
+		retryAfter string
+	}{
+		{"nil", nil, false, "", ""},
+		{"other error", errors.New("connection reset"), false, "", ""},
+		{"breaker open", fmt.Errorf("controlhttp: call not made: %w", breaker.ErrOpen), true, "breaker-open", "1"},
+		{"probe limit", fmt.Errorf("controlhttp: call not made: %w", breaker.ErrProbeLimit), true, "breaker-probe-limit", "1"},
+		{"budget exhausted", fmt.Errorf("controlhttp: retry not made: %w", budget.ErrExhausted), true, "budget-exhausted", "1"},
+		{"own wait", retryAfterErr{3 * time.Second, breaker.ErrOpen}, true, "breaker-open", "3"},
+		{"deadline insufficient", fmt.Errorf("controlhttp: call not made: %w", deadline.ErrInsufficient), true, "deadline-insufficient", ""},
+		{"deadline expired", fmt.Errorf("controlhttp: call not made: %w", deadline.ErrExpired), true, "expired", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				var m Metrics
+				var obs recordingObserver
+				ls := metricsMachine(t, time.Now())
+				ls.Override(time.Now(), loadstate.Pressured, "test")
+				var refused bool
+				h := Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+					if refused = Refuse(w, r, tc.err); !refused {
+						fmt.Fprint(w, "handled")
+					}
+				}), ServerConfig{Classify: classFromHeader, LoadState: ls, Metrics: &m, Observer: &obs})
+				req := httptest.NewRequest("GET", "/", nil)
+				req.Header.Set("X-Class", "continuation")
+				rec := httptest.NewRecorder()
+				h.ServeHTTP(rec, req)
+				if refused != tc.refused {
+					t.Fatalf("Refuse = %v, want %v", refused, tc.refused)
+				}
+				if !tc.refused {
+					if rec.Code != 200 || rec.Body.String() != "handled" || rec.Header().Get(ReasonHeader) != "" {
+						t.Errorf("not refused: %d %q %v", rec.Code, rec.Body, rec.Header())
+					}
+					return
+				}
+				hd := rec.Header()
+				if rec.Code != 503 || hd.Get(ReasonHeader) != tc.reason || hd.Get(OverloadHeader) != NoRetry ||
+					hd.Get(GenerationHeader) != "2" || hd.Get("Retry-After") != tc.retryAfter {
+					t.Errorf("answer %d %v; want 503, reason %s, no-retry, generation 2, Retry-After %q", rec.Code, hd, tc.reason, tc.retryAfter)
+				}
+				if want := tc.reason + ": "; !strings.HasPrefix(rec.Body.String(), want) || !strings.HasSuffix(rec.Body.String(), "(class continuation, generation 2)\n") {
+					t.Errorf("body %q", rec.Body)
+				}
+				if v, _ := lookup(&m, time.Now(), "goodput_server_outcomes_total", "class", "continuation", "outcome", "refused"); v != 1 {
+					t.Errorf("refused outcomes %v, want 1", v)
+				}
+				if v, _ := lookup(&m, time.Now(), "goodput_server_outcomes_total", "class", "continuation", "outcome", "failed"); v != 0 {
+					t.Errorf("failed outcomes %v, want 0", v)
+				}
+				if len(obs.served) != 1 || obs.served[0].Result != ResultRefused || obs.served[0].Reason != tc.reason || obs.served[0].Status != 503 {
+					t.Errorf("observed %+v", obs.served)
+				}
+			})
+		})
+	}
+}
+
+// TestRefuseOutsideHandler checks Refuse answers a request outside a
+// Handler too, as class standard at generation 0.
+func TestRefuseOutsideHandler(t *testing.T) {
+	rec := httptest.NewRecorder()
+	if !Refuse(rec, httptest.NewRequest("GET", "/", nil), breaker.ErrOpen) {
+		t.Fatal("Refuse(ErrOpen) = false")
+	}
+	if rec.Code != 503 || rec.Header().Get(ReasonHeader) != "breaker-open" || rec.Header().Get(GenerationHeader) != "0" ||
+		rec.Body.String() != "breaker-open: breaker: open (class standard, generation 0)\n" {
+		t.Errorf("answer %d %v %q", rec.Code, rec.Header(), rec.Body)
+	}
+}
+
+// retryAfterErr is an error that says how long to wait.
+type retryAfterErr struct {
+	wait time.Duration
+	err  error
+}
+
+func (e retryAfterErr) Error() string             { return e.err.Error() }
+func (e retryAfterErr) Unwrap() error             { return e.err }
+func (e retryAfterErr) RetryAfter() time.Duration { return e.wait }
+
+// recordingObserver keeps what a Handler reports.
+type recordingObserver struct {
+	mu     sync.Mutex
+	served []Served
+}
+
+func (o *recordingObserver) Begin(r *http.Request) context.Context { return r.Context() }
+func (o *recordingObserver) Served(_ context.Context, s Served) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.served = append(o.served, s)
 }

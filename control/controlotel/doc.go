@@ -41,7 +41,7 @@
 //	goodput.policy.generation   its policy generation (int)
 //	goodput.shed.features       optional features shed for the request (string slice)
 //	goodput.shed.asked          features its handler asked about (string slice)
-//	goodput.result              goodput, late, failed, client-error, hijacked, expired or rejected
+//	goodput.result              goodput, late, failed, client-error, hijacked, refused, expired or rejected
 //	http.response.status_code   the answer's status (int)
 //
 // Client spans:

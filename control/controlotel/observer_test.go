@@ -113,7 +113,8 @@ func TestRefused(t *testing.T) {
 			header: func(h http.Header, now time.Time) { h.Set("X-Class", "sheddable") },
 			status: 429,
 			want: map[string]string{"goodput.admission.class": "sheddable", "goodput.admission.result": "refused",
-				"goodput.refusal.reason": "class-closed", "goodput.result": "rejected", "http.response.status_code": "429"},
+				"goodput.refusal.reason": "class-closed", "goodput.result": "rejected", "http.response.status_code": "429",
+				"goodput.deadline": "2000-01-01T00:00:30.000Z"}, // deadline.DefaultTimeout, as it carries none
 		},
 		{
 			name: "expired",

@@ -91,35 +91,80 @@ func CallTimeout(deadline, now time.Time, reserve, ceiling time.Duration) (time.
 	return t, nil
 }
 
+// Defaults of [Config] for zero fields.
+const (
+	// DefaultTimeout is the deadline given to a request that carries none
+	// when [Config.Default] is zero.
+	DefaultTimeout = 30 * time.Second
+	// DefaultMax caps every deadline received when [Config.Max] is zero.
+	DefaultMax = 60 * time.Second
+)
+
+// Off, as [Config.Default], gives a request that carries no deadline none;
+// as [Config.Max], caps no deadline received. [Config.Validate] refuses
+// other negative values, as a likely slip; [Extract] treats them as Off.
+const Off time.Duration = -1
+
+// AsSent is the Config that reads a deadline as the request carries it: no
+// skew margin, no default and no cap. It is for proxies and harnesses that
+// observe deadlines; a service should keep the defaults' bounds.
+var AsSent = Config{Default: Off, Max: Off}
+
 // Config says how [Extract] turns received headers into a deadline. The zero
-// Config trusts the sender's clock, imposes no deadline on requests that carry
-// none, and does not cap the deadlines received.
+// Config trusts the sender's clock, gives a request that carries no deadline
+// [DefaultTimeout] (30 s) and cuts every deadline received to at most
+// [DefaultMax] (60 s) away, so neither a caller without a deadline nor one
+// sending Goodput-Timeout: 99999999H holds the service's work for longer.
 type Config struct {
 	// SkewMargin is subtracted from an absolute deadline received from
 	// another host, to allow for its clock running behind ours. Zero trusts
 	// the sender's clock. The relative header is not adjusted.
 	SkewMargin time.Duration
 	// Default is the time allowed to a request that carries no deadline
-	// header. Zero means such a request has no deadline (Extract reports
-	// ok == false).
+	// header. Zero means [DefaultTimeout]; [Off] (or any negative value)
+	// means such a request has no deadline (Extract reports ok == false).
 	Default time.Duration
 	// Max caps the time any request may be given, however far away the
-	// deadline it carries. Zero means no cap.
+	// deadline it carries: a deadline beyond now+Max is brought forward to
+	// it. Zero means [DefaultMax]; [Off] (or any negative value) means no
+	// cap.
 	Max time.Duration
 }
 
-// Validate reports whether c is usable: no field is negative, and Default
-// does not exceed Max when both are set.
+// timeouts returns the effective Default and Max: 0 for none.
+func (c Config) timeouts() (def, limit time.Duration) {
+	def, limit = c.Default, c.Max
+	switch {
+	case def == 0:
+		def = DefaultTimeout
+	case def < 0:
+		def = 0
+	}
+	switch {
+	case limit == 0:
+		limit = DefaultMax
+	case limit < 0:
+		limit = 0
+	}
+	return def, limit
+}
+
+// Validate reports whether c is usable: SkewMargin is not negative, and
+// the effective Default does not exceed the effective Max when both bound.
 func (c Config) Validate() error {
 	switch {
 	case c.SkewMargin < 0:
 		return fmt.Errorf("deadline: SkewMargin %v is negative; want 0 or more", c.SkewMargin)
-	case c.Default < 0:
-		return fmt.Errorf("deadline: Default %v is negative; want 0 (no deadline) or more", c.Default)
-	case c.Max < 0:
-		return fmt.Errorf("deadline: Max %v is negative; want 0 (no cap) or more", c.Max)
-	case c.Max > 0 && c.Default > c.Max:
-		return fmt.Errorf("deadline: Default %v exceeds Max %v", c.Default, c.Max)
+	case c.Default < 0 && c.Default != Off:
+		return fmt.Errorf("deadline: Default %v is negative; want 0 (DefaultTimeout), Off or more", c.Default)
+	case c.Max < 0 && c.Max != Off:
+		return fmt.Errorf("deadline: Max %v is negative; want 0 (DefaultMax), Off or more", c.Max)
+	}
+	if def, limit := c.timeouts(); limit > 0 && def > limit {
+		if c.Max == 0 {
+			return fmt.Errorf("deadline: Default %v exceeds Max %v (DefaultMax, as Max is zero); set Max too", c.Default, limit)
+		}
+		return fmt.Errorf("deadline: Default %v exceeds Max %v", def, limit)
 	}
 	return nil
 }
@@ -143,10 +188,11 @@ func Inject(h http.Header, deadline, now time.Time) {
 //
 // It prefers [Header] and subtracts cfg.SkewMargin from it; when that header
 // is absent it uses [TimeoutHeader], counted from now. When neither is present
-// it applies cfg.Default (ok is false when Default is zero: the request has no
-// deadline). When cfg.Max is positive the deadline is brought forward to at
-// most now+Max. A deadline that has already passed is returned with ok true;
-// the caller decides how to answer an expired request.
+// it applies cfg.Default ([DefaultTimeout] when zero; ok is false when it is
+// [Off]: the request has no deadline). The deadline is then brought forward to
+// at most now+cfg.Max ([DefaultMax] when zero; no cap when Off). A deadline
+// that has already passed is returned with ok true; the caller decides how to
+// answer an expired request. Extract does not validate cfg.
 //
 // A present but malformed or repeated header is an error (a [*HeaderError])
 // rather than a reason to fall back, so a broken sender is noticed.
@@ -167,13 +213,13 @@ func Extract(h http.Header, now time.Time, cfg Config) (d time.Time, ok bool, er
 			return time.Time{}, false, err
 		}
 		d = now.Add(t)
-	} else if cfg.Default > 0 {
-		d = now.Add(cfg.Default)
+	} else if def, _ := cfg.timeouts(); def > 0 {
+		d = now.Add(def)
 	} else {
 		return time.Time{}, false, nil
 	}
-	if cfg.Max > 0 && d.Sub(now) > cfg.Max {
-		d = now.Add(cfg.Max)
+	if _, limit := cfg.timeouts(); limit > 0 && d.Sub(now) > limit {
+		d = now.Add(limit)
 	}
 	return d, true, nil
 }

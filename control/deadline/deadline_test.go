@@ -179,9 +179,12 @@ func TestConfigValidate(t *testing.T) {
 		{Config{SkewMargin: ms(20), Default: 2 * time.Second, Max: 30 * time.Second}, ""},
 		{Config{Default: 2 * time.Second}, ""},
 		{Config{SkewMargin: -1}, "deadline: SkewMargin -1ns is negative; want 0 or more"},
-		{Config{Default: -time.Second}, "deadline: Default -1s is negative"},
-		{Config{Max: -time.Second}, "deadline: Max -1s is negative"},
+		{Config{Default: Off, Max: Off}, ""},
+		{Config{Default: 2 * time.Minute, Max: Off}, ""},
+		{Config{Default: -time.Second}, "deadline: Default -1s is negative; want 0 (DefaultTimeout), Off or more"},
+		{Config{Max: -time.Second}, "deadline: Max -1s is negative; want 0 (DefaultMax), Off or more"},
 		{Config{Default: 5 * time.Second, Max: 2 * time.Second}, "deadline: Default 5s exceeds Max 2s"},
+		{Config{Default: 2 * time.Minute}, "deadline: Default 2m0s exceeds Max 1m0s (DefaultMax, as Max is zero)"},
 	} {
 		err := tc.cfg.Validate()
 		if (err == nil) != (tc.err == "") || err != nil && !strings.Contains(err.Error(), tc.err) {
@@ -212,7 +215,7 @@ func TestExtract(t *testing.T) {
 		{"absolute preferred over relative", header(Header, "2026-03-14T14:12:01.8Z", TimeoutHeader, "5S"), cfg, t0.Add(ms(1780)), true, ""},
 		{"relative fallback, no skew", header(TimeoutHeader, "350m"), cfg, t0.Add(ms(350)), true, ""},
 		{"no header: Default", header(), cfg, t0.Add(2 * time.Second), true, ""},
-		{"no header, no Default: none", header(), Config{}, time.Time{}, false, ""},
+		{"no header, Default Off: none", header(), AsSent, time.Time{}, false, ""},
 		{"Max clamps absolute", header(Header, "2026-03-14T15:12:00Z"), cfg, t0.Add(30 * time.Second), true, ""},
 		{"Max clamps relative", header(TimeoutHeader, "1H"), cfg, t0.Add(30 * time.Second), true, ""},
 		{"past deadline still returned", header(Header, "2026-03-14T14:11:59Z"), cfg, t0.Add(-ms(1020)), true, ""},
@@ -233,6 +236,35 @@ func TestExtract(t *testing.T) {
 			}
 			continue
 		}
+		if err != nil || ok != tc.ok || !got.Equal(tc.want) {
+			t.Errorf("%s: Extract = %v, %v, %v; want %v, %v, nil", tc.name, got, ok, err, tc.want, tc.ok)
+		}
+	}
+}
+
+// TestExtractDefaults pins the zero Config's generic defaults: a request
+// without a deadline header gets DefaultTimeout, and a received deadline is
+// cut to DefaultMax however far away it is (the 8-digit grpc-timeout
+// maximum, 99999999H, included); Off opts out of either.
+func TestExtractDefaults(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		h    http.Header
+		cfg  Config
+		want time.Time // zero with ok false
+		ok   bool
+	}{
+		{"no header: DefaultTimeout", header(), Config{}, t0.Add(DefaultTimeout), true},
+		{"largest relative cut to DefaultMax", header(TimeoutHeader, "99999999H"), Config{}, t0.Add(DefaultMax), true},
+		{"far absolute cut to DefaultMax", header(Header, "9999-12-31T23:59:59Z"), Config{}, t0.Add(DefaultMax), true},
+		{"within DefaultMax kept", header(TimeoutHeader, "59S"), Config{}, t0.Add(59 * time.Second), true},
+		{"Default given, Max default", header(TimeoutHeader, "2M"), Config{Default: 2 * time.Second}, t0.Add(DefaultMax), true},
+		{"Default Off: none", header(), Config{Default: Off}, time.Time{}, false},
+		{"Max Off: not cut", header(TimeoutHeader, "1H"), Config{Max: Off}, t0.Add(time.Hour), true},
+		{"AsSent: none", header(), AsSent, time.Time{}, false},
+		{"AsSent: not cut", header(TimeoutHeader, "99999999H"), AsSent, t0.Add(maxDuration), true},
+	} {
+		got, ok, err := Extract(tc.h, t0, tc.cfg)
 		if err != nil || ok != tc.ok || !got.Equal(tc.want) {
 			t.Errorf("%s: Extract = %v, %v, %v; want %v, %v, nil", tc.name, got, ok, err, tc.want, tc.ok)
 		}

@@ -13,8 +13,9 @@
 // # Which function to call
 //
 //   - At the edge of a service, [Extract] reads the deadline the caller sent
-//     (or applies [Config.Default] when there is none) and [NewContext] puts
-//     it in the request's context so that cancellation reaches every goroutine
+//     (or applies [Config.Default], 30 s unless set, when there is none; and
+//     cuts it to [Config.Max], 60 s unless set) and [NewContext] puts it in
+//     the request's context so that cancellation reaches every goroutine
 //     working on the request.
 //   - Before each call to a dependency, [CallTimeout] derives the per-call
 //     timeout from the time [Remaining] before the deadline, minus a reserve

@@ -81,3 +81,33 @@ func ExampleFormatTimeout() {
 	// 1500u
 	// 0n
 }
+
+// The zero Config bounds every request: one without a deadline header gets
+// DefaultTimeout, and one carrying the largest timeout the header can write
+// is cut to DefaultMax. AsSent reads the headers without either bound.
+func ExampleConfig() {
+	now := time.Date(2026, 3, 14, 14, 12, 0, 0, time.UTC)
+	none := http.Header{}
+	huge := http.Header{deadline.TimeoutHeader: {"99999999H"}}
+	for _, c := range []struct {
+		name string
+		cfg  deadline.Config
+	}{
+		{"zero Config", deadline.Config{}},
+		{"Default 2s", deadline.Config{Default: 2 * time.Second}},
+		{"AsSent", deadline.AsSent},
+	} {
+		left := "no deadline"
+		if d, ok, _ := deadline.Extract(none, now, c.cfg); ok {
+			left = deadline.Remaining(d, now).String()
+		}
+		d, _, _ := deadline.Extract(huge, now, c.cfg)
+		fmt.Printf("%-11s  no header: %-11s  99999999H: %v\n", c.name, left, deadline.Remaining(d, now).Truncate(time.Second))
+	}
+	fmt.Println(deadline.Config{Default: 2 * time.Minute}.Validate())
+	// Output:
+	// zero Config  no header: 30s          99999999H: 1m0s
+	// Default 2s   no header: 2s           99999999H: 1m0s
+	// AsSent       no header: no deadline  99999999H: 2562047h47m16s
+	// deadline: Default 2m0s exceeds Max 1m0s (DefaultMax, as Max is zero); set Max too
+}

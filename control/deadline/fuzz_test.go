@@ -87,6 +87,8 @@ func FuzzExtract(f *testing.F) {
 	f.Add("", "", int64(0), int64(2e9), int64(0))
 	f.Add("soon", "1S", int64(0), int64(0), int64(0))
 	f.Add("2999-01-01T00:00:00Z", "99999999H", int64(1), int64(1), int64(1))
+	f.Add("", "99999999H", int64(0), int64(-1), int64(-1))
+	f.Add("", "", int64(0), int64(-1), int64(0))
 	f.Fuzz(func(t *testing.T, abs, rel string, skew, def, max int64) {
 		cfg := Config{SkewMargin: time.Duration(skew), Default: time.Duration(def), Max: time.Duration(max)}
 		if cfg.Validate() != nil {
@@ -106,20 +108,27 @@ func FuzzExtract(f *testing.F) {
 			}
 			return
 		}
+		limit := cfg.Max
+		switch {
+		case limit == 0:
+			limit = DefaultMax
+		case limit < 0:
+			limit = maxDuration
+		}
 		if !ok {
-			if abs != "" || rel != "" || cfg.Default != 0 {
+			if abs != "" || rel != "" || cfg.Default != Off {
 				t.Fatalf("Extract(%q, %q, %+v) reported no deadline", abs, rel, cfg)
 			}
 			return
 		}
-		if cfg.Max > 0 && d.Sub(t0) > cfg.Max {
+		if d.Sub(t0) > limit {
 			t.Fatalf("Extract(%q, %q, %+v) = %v, beyond Max", abs, rel, cfg, d)
 		}
 		if abs != "" {
 			want, _ := ParseDeadline(abs)
 			want = want.Add(-cfg.SkewMargin)
-			if cfg.Max > 0 && want.Sub(t0) > cfg.Max {
-				want = t0.Add(cfg.Max)
+			if want.Sub(t0) > limit {
+				want = t0.Add(limit)
 			}
 			if !d.Equal(want) {
 				t.Fatalf("Extract(%q, %+v) = %v; want %v", abs, cfg, d, want)

@@ -19,6 +19,7 @@ import (
 	"github.com/goodput-lab/goodput/control/breaker"
 	"github.com/goodput-lab/goodput/control/budget"
 	"github.com/goodput-lab/goodput/control/controlhttp"
+	"github.com/goodput-lab/goodput/control/controlprom"
 	"github.com/goodput-lab/goodput/control/deadline"
 	"github.com/goodput-lab/goodput/control/identity"
 	"github.com/goodput-lab/goodput/scenario"
@@ -74,7 +75,7 @@ func New(cfg Config, store *Store) (*Service, error) {
 
 	reg := prometheus.NewRegistry()
 	metrics := new(controlhttp.Metrics)
-	reg.MustRegister(metrics)
+	reg.MustRegister(controlprom.NewCollector(metrics))
 	s.committed = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "goodput_demo_orders_committed_total", Help: "Orders committed to the database, by class."}, []string{"class"})
 	s.refused = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "goodput_demo_duplicate_refusals_total", Help: "Commits the database refused as duplicates of an order, by class."}, []string{"class"})
 	s.dbErrors = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "goodput_demo_db_errors_total", Help: "Requests failed by a database error, by route."}, []string{"route"})
@@ -120,8 +121,9 @@ func New(cfg Config, store *Store) (*Service, error) {
 				Seed:     cfg.Seed + uint64(i),
 				Metrics:  metrics,
 			}
+			cc.Dependency = d.Name // labels its metrics and its spans
 			if cfg.Observer != nil {
-				cc.Observer, cc.Dependency = cfg.Observer, d.Name
+				cc.Observer = cfg.Observer
 			}
 			if pol.DependencyTimeout != scenario.TimeoutDerived {
 				cc.Ceiling = d.Timeout // the fixed timeout stays a cap

@@ -151,7 +151,7 @@ func (p *Proxy) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	// The deadline header is wall time (the caller's clock), so this one instant is the
 	// wall clock's; a Goodput-Timeout header becomes an instant on this reading.
-	dl, hasDL, err := deadline.Extract(r.Header, time.Now(), deadline.Config{})
+	dl, hasDL, err := deadline.Extract(r.Header, time.Now(), deadline.AsSent)
 	if err != nil {
 		p.n.malformed.Add(1)
 		http.Error(w, "faultproxy: "+err.Error(), http.StatusBadRequest)

@@ -466,7 +466,7 @@ func (c *callerDeadlines) record(work *sync.WaitGroup, h http.Handler) http.Hand
 		defer work.Done()
 		now := time.Now()
 		if id, ok, err := identity.Extract(r.Header); ok && err == nil {
-			if dl, ok, err := deadline.Extract(r.Header, now, deadline.Config{}); ok && err == nil {
+			if dl, ok, err := deadline.Extract(r.Header, now, deadline.AsSent); ok && err == nil {
 				c.note(string(id.Key), dl, now)
 			}
 		}

@@ -282,7 +282,7 @@ func TestAttackHeaders(t *testing.T) {
 			t.Errorf("%s: %q; want %q", k, got, v)
 		}
 	}
-	if _, ok, err := deadline.Extract(h, res.Start, deadline.Config{}); !ok || err != nil {
+	if _, ok, err := deadline.Extract(h, res.Start, deadline.AsSent); !ok || err != nil {
 		t.Errorf("deadline.Extract: ok %v, %v", ok, err)
 	}
 }
