@@ -83,7 +83,7 @@ func Example() {
 	call("/prefetch")
 	fmt.Println("budget:", retries.Stats().Retries, "retries,", retries.Stats().Suppressed[budget.ReasonOverload], "suppressed as overload")
 	// Output:
-	// 200 cart-1#1 served as standard, deadline in context: true
+	// 200 cart-1:GET/checkout#1 served as standard, deadline in context: true
 	// 429 reserved: admission: capacity reserved for higher classes (class sheddable, generation 0)
 	//   Goodput-Reject-Reason: reserved, Goodput-Overload: no-retry, Retry-After: 1
 	// budget: 0 retries, 1 suppressed as overload
