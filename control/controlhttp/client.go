@@ -506,10 +506,11 @@ func retryAfter(resp *http.Response, now time.Time) (time.Duration, bool) {
 	if d, err := http.ParseTime(resp.Header.Get("Date")); err == nil {
 		from = d
 	}
-	return max(0, at.Sub(from)), true
+	return min(max(0, at.Sub(from)), maxRetryAfter*time.Second), true
 }
 
-// maxRetryAfter bounds the delay-seconds read, far beyond any deadline.
+// maxRetryAfter bounds the seconds read, far beyond any deadline and far
+// below an overflow when the wait is added to Expected and Reserve.
 const maxRetryAfter = 1 << 32
 
 // refusedRetry is the error of a failed attempt r whose retry the budget
