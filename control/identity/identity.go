@@ -114,10 +114,11 @@ func bareByte(c byte) bool {
 // dependency deduplicating by key tells the operations apart yet recognises
 // a retry of either. The key is k, a colon and op with every byte other than
 // a bare-key byte, and any colon or tilde, written as ~ and two upper-case
-// hex digits ("order-7:POST/authorise"); distinct (k, op) pairs give
+// hex digits ("order-7:POST/authorise"), so distinct (k, op) pairs give
 // distinct keys. When that is longer than [MaxKeyLen], k is cut short and
-// op is replaced by ~~ and 32 hex digits of a SHA-256 of k and op. An empty
-// op or an empty k returns k itself.
+// op is replaced by ~~ and 32 hex digits of a SHA-256 of k and op (two such
+// keys collide with a chance of 2⁻¹²⁸). An empty op or an empty k returns k
+// itself.
 func (k Key) Derive(op string) Key {
 	if k == "" || op == "" {
 		return k
