@@ -7,6 +7,8 @@ import (
 	"io"
 	"math/rand/v2"
 	"net/http"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -21,11 +23,20 @@ const (
 	DefaultMaxAttempts = 3
 	DefaultBackoffBase = 25 * time.Millisecond
 	DefaultBackoffMax  = time.Second
+	// DefaultCeiling caps each call's timeout, and is the timeout of a call
+	// made without a deadline, when [ClientConfig.Ceiling] is zero.
+	DefaultCeiling = 30 * time.Second
 )
 
+// NoCeiling, as [ClientConfig.Ceiling], leaves calls uncapped: a call
+// without a deadline then has no timeout at all.
+const NoCeiling time.Duration = -1
+
 // ClientConfig configures a [Transport]. The zero ClientConfig is valid:
-// it propagates the deadline and identity, gives each call the whole
-// remaining deadline, and never retries (it has no budget) nor breaks.
+// it propagates the deadline and gives each call its own idempotency key,
+// gives each call the remaining deadline up to [DefaultCeiling] (30 s, also
+// the timeout of a call without a deadline), and never retries (it has no
+// budget) nor breaks.
 type ClientConfig struct {
 	// Budget is the retry budget shared by every layer and transport of the
 	// process; retries are made only when it allows them. Nil means no
@@ -42,9 +53,13 @@ type ClientConfig struct {
 	// remaining deadline minus Reserve ([deadline.CallTimeout]) and a call
 	// is not made when no more remains. Zero keeps nothing back.
 	Reserve time.Duration
-	// Ceiling caps each call's timeout, and is the timeout of a request
-	// without a deadline. Zero means no cap (and no timeout without a
-	// deadline).
+	// Ceiling caps each call's timeout, and is the timeout of a call
+	// without a deadline. Zero means [DefaultCeiling] (30 s); [NoCeiling]
+	// (any negative value) means no cap, and no timeout without a deadline.
+	// A call the caller's deadline cut short of the Ceiling that times out
+	// is the caller's, not a failure of the dependency, for the breaker; so
+	// a Ceiling below the callers' deadlines is what lets the breaker see a
+	// dependency that has become slow.
 	Ceiling time.Duration
 	// Expected is the latency of one attempt (e.g. its p90): a retry is
 	// made only when the deadline leaves room for its backoff, Expected and
@@ -70,6 +85,14 @@ type ClientConfig struct {
 	// Dependency names the dependency, e.g. "payments", for the Metrics'
 	// dependency label and the Observer.
 	Dependency string
+	// Operation names the operation a call makes, from which the call's
+	// idempotency key is derived ([identity.Request.Derive]) when its
+	// identity comes from the request's context: two calls made on behalf
+	// of one logical request (an authorisation and a capture) carry
+	// different keys, and every retry of one call its key. Nil means the
+	// method and path, e.g. "POST/authorise"; return "" to send the logical
+	// key itself (e.g. a proxy forwarding the same request).
+	Operation func(*http.Request) string
 }
 
 // Validate reports whether c is usable.
@@ -77,7 +100,7 @@ func (c ClientConfig) Validate() error {
 	for _, f := range []struct {
 		name string
 		d    time.Duration
-	}{{"Reserve", c.Reserve}, {"Ceiling", c.Ceiling}, {"Expected", c.Expected}, {"BackoffBase", c.BackoffBase}, {"BackoffMax", c.BackoffMax}} {
+	}{{"Reserve", c.Reserve}, {"Expected", c.Expected}, {"BackoffBase", c.BackoffBase}, {"BackoffMax", c.BackoffMax}} {
 		if f.d < 0 {
 			return fmt.Errorf("controlhttp: ClientConfig.%s %v is negative; want 0 or more", f.name, f.d)
 		}
@@ -95,21 +118,29 @@ func (c ClientConfig) Validate() error {
 //
 //   - takes the absolute deadline from the request's context
 //     ([deadline.FromContext]) and sets the call's timeout to the remaining
-//     deadline minus [ClientConfig.Reserve] ([deadline.CallTimeout]) on the
-//     outgoing request's context; a call that could not answer in time is
-//     not made (the error matches [deadline.ErrExpired] or
-//     [deadline.ErrInsufficient]);
-//   - writes the call's deadline and the logical identity and attempt
-//     ([deadline.Inject], [identity.Inject]); the identity is the request's
-//     Idempotency-Key header if it has one, otherwise the one in its context;
+//     deadline minus [ClientConfig.Reserve] ([deadline.CallTimeout]), at
+//     most [ClientConfig.Ceiling], on the outgoing request's context; a call
+//     that could not answer in time is not made (the error matches
+//     [deadline.ErrExpired] or [deadline.ErrInsufficient]);
+//   - writes the call's deadline and its identity and attempt
+//     ([deadline.Inject], [identity.Inject]): the request's own
+//     Idempotency-Key header if it has one, otherwise the logical identity
+//     in its context derived for the call's operation
+//     ([ClientConfig.Operation], [identity.Request.Derive]);
 //   - asks the breaker ([breaker.Breaker.Allow]; a refusal matches
 //     [breaker.ErrOpen] or [breaker.ErrProbeLimit]) and records the result:
-//     transport errors, per-call timeouts, 5xx, 429 and [NoRetry] answers
-//     count as failures; a call the caller cancelled is not recorded;
+//     transport errors, per-call timeouts and 5xx count as failures; 429
+//     and [NoRetry] answers (the dependency protecting itself), timeouts
+//     set by the caller's deadline rather than the Ceiling, and calls the
+//     caller cancelled are not counted;
 //   - deposits the first attempt in the retry budget and, after a failed
 //     attempt, retries only when [budget.Budget.Allow] allows it, with the
 //     same identity and the next attempt number, after a full-jitter
-//     backoff that the caller's context can cut short.
+//     backoff, or after the wait a 429 or 503 asks for in Retry-After when
+//     longer; the caller's context can cut the wait short. A Retry-After
+//     longer than the deadline leaves (less Expected and Reserve), or than
+//     the Ceiling for a call without a deadline, is not waited for: the
+//     answer is returned.
 //
 // Failures are classified for the budget as follows: a per-call timeout is
 // budget.Timeout; another transport error, 502, 503 and 504 are
@@ -122,10 +153,15 @@ func (c ClientConfig) Validate() error {
 // http.NewRequest sets for in-memory bodies).
 //
 // When no retry follows a failed answer, RoundTrip returns that answer (or
-// error) to the caller. When a retry the budget allowed cannot be made after
-// all (the caller gives up during the backoff, or the breaker or the
-// deadline refuses it), RoundTrip returns the error that stopped it. Transport reads the wall clock (time.Now) and sets
-// timers; it is safe for concurrent use.
+// error) to the caller, except when the budget's pool refused the retry: the
+// error then matches [budget.ErrExhausted] (or [budget.ErrTenantShare]), and
+// the transport error of the attempt if it had one, so the caller can
+// answer its own refusal. When a retry the budget allowed cannot be made
+// after all (the caller gives up during the backoff, or the breaker or the
+// deadline refuses it), RoundTrip returns the error that stopped it, which
+// matches the breaker's or deadline's sentinel. Transport reads the clock
+// (time.Now) and measures durations as differences of its readings, and
+// sets timers; it is safe for concurrent use.
 type Transport struct {
 	next http.RoundTripper
 	cfg  ClientConfig
@@ -154,6 +190,12 @@ func NewTransport(next http.RoundTripper, cfg ClientConfig) *Transport {
 	}
 	if cfg.BackoffMax == 0 {
 		cfg.BackoffMax = DefaultBackoffMax
+	}
+	switch {
+	case cfg.Ceiling == 0:
+		cfg.Ceiling = DefaultCeiling
+	case cfg.Ceiling < 0:
+		cfg.Ceiling = NoCeiling
 	}
 	return &Transport{next: next, cfg: cfg, metrics: cfg.Metrics.client(cfg.Dependency, cfg.Breaker, cfg.Budget), rng: rand.New(rand.NewPCG(cfg.Seed, 0x636f6e74726f6c68))} // "controlh"
 }
@@ -184,6 +226,9 @@ type result struct {
 	failure budget.Failure // for the budget
 	made    bool           // false: refused before the call was made
 
+	// For the breaker.
+	fromCaller bool // the call's timeout was the caller's deadline's, short of the Ceiling
+
 	// For the Observer only.
 	refused    string    // why the call was not made
 	start, end time.Time // of the attempt
@@ -206,7 +251,9 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		return nil, fmt.Errorf("controlhttp: %w", err)
 	}
 	if !ok {
-		id, ok = identity.FromContext(req.Context())
+		if id, ok = identity.FromContext(req.Context()); ok {
+			id = id.Derive(t.operation(req))
+		}
 	}
 	c.id, c.hasID = id, ok
 	if t.cfg.Tenant != nil {
@@ -222,6 +269,9 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		wait, ok, why := t.retry(&c, n, r)
 		t.observe(&c, n, &r, why)
 		if !ok {
+			if why == int(budget.ReasonExhausted) || why == int(budget.ReasonTenantShare) {
+				return nil, refusedRetry(r, budget.Decision{Reason: budget.Reason(why)}.Err())
+			}
 			return r.resp, r.err
 		}
 		discard(r.resp)
@@ -238,7 +288,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 func (t *Transport) attempt(c *call, n int) result {
 	ctx := c.req.Context()
 	now := time.Now()
-	callDL := time.Time{}
+	callDL, fromCaller := time.Time{}, false
 	switch {
 	case !c.dl.IsZero():
 		timeout, err := deadline.CallTimeout(c.dl, now, t.cfg.Reserve, t.cfg.Ceiling)
@@ -254,6 +304,7 @@ func (t *Transport) attempt(c *call, n int) result {
 			return result{err: fmt.Errorf("controlhttp: call not made: %w", err), refused: refusalNames[why], start: now, end: now}
 		}
 		callDL = now.Add(timeout)
+		fromCaller = t.cfg.Ceiling < 0 || timeout < t.cfg.Ceiling
 	case t.cfg.Ceiling > 0:
 		callDL = now.Add(t.cfg.Ceiling)
 	}
@@ -302,7 +353,7 @@ func (t *Transport) attempt(c *call, n int) result {
 	}
 
 	resp, err := t.next.RoundTrip(out)
-	r := result{resp: resp, err: err, made: true, start: now}
+	r := result{resp: resp, err: err, made: true, start: now, fromCaller: fromCaller}
 	if !callDL.IsZero() {
 		r.timeout = callDL.Sub(now)
 	}
@@ -333,10 +384,39 @@ func (t *Transport) attempt(c *call, n int) result {
 			resp.Body = &cancelBody{ReadCloser: resp.Body, cancel: cancel}
 		}
 	}
-	if t.cfg.Breaker != nil && r.failure != budget.Canceled {
-		t.cfg.Breaker.Record(time.Now(), ticket, !r.failed)
+	if br := t.cfg.Breaker; br != nil {
+		bc := r.breakerCall()
+		// TODO(merge): br.Record(time.Now(), ticket, br.Classify(breaker.Call{Err: bc.err, Status: bc.status, Overload: bc.overload, CallerDeadline: bc.callerDeadline}))
+		if !bc.overload && !bc.callerDeadline { // until then, leave out what Classify makes Ignored
+			br.Record(time.Now(), ticket, !r.failed)
+		}
 	}
 	return r
+}
+
+// breakerCall holds what the breaker is told of an attempt that was made:
+// the fields of breaker.Call, which breaker.Classify turns into an outcome.
+type breakerCall struct {
+	err    error
+	status int
+	// overload: the dependency answered that it is overloaded (429, or
+	// Goodput-Overload: no-retry), which says it is protecting itself.
+	overload bool
+	// callerDeadline: the caller ended the call, by cancelling it or by its
+	// deadline (the call timed out at the caller's deadline less the
+	// reserve, short of the Ceiling), not the dependency by being slow.
+	callerDeadline bool
+}
+
+// breakerCall tells the breaker's classifier what the attempt r saw.
+func (r *result) breakerCall() breakerCall {
+	bc := breakerCall{err: r.err}
+	if r.resp != nil {
+		bc.status = r.resp.StatusCode
+	}
+	bc.overload = r.failure == budget.Overload
+	bc.callerDeadline = r.failure == budget.Canceled || r.failure == budget.Timeout && r.fromCaller
+	return bc
 }
 
 // classify tells whether an answer is a failed attempt and how.
@@ -376,6 +456,13 @@ func (t *Transport) retry(c *call, n int, r result) (wait time.Duration, ok bool
 	u := t.rng.Float64()
 	t.mu.Unlock()
 	wait = budget.Backoff(n, t.cfg.BackoffBase, t.cfg.BackoffMax, u)
+	if after, ok := retryAfter(r.resp, now); ok {
+		if c.dl.IsZero() && t.cfg.Ceiling > 0 && after > t.cfg.Ceiling {
+			m.countRetry(int(budget.ReasonDeadline))
+			return 0, false, int(budget.ReasonDeadline)
+		}
+		wait = max(wait, after)
+	}
 	remaining := budget.NoDeadline
 	if !c.dl.IsZero() {
 		remaining = deadline.Remaining(c.dl, now)
@@ -390,6 +477,68 @@ func (t *Transport) retry(c *call, n int, r result) (wait time.Duration, ok bool
 	})
 	m.countRetry(int(d.Reason))
 	return wait, d.Allowed, int(d.Reason)
+}
+
+// retryAfter returns the wait a 429 or 503 answer asks for in its
+// Retry-After header (RFC 9110, section 10.2.3), as delay-seconds or as an
+// HTTP-date. A date is counted from the answer's Date header when it has
+// one, so the two hosts' clocks need not agree, and otherwise from now; a
+// date in the past asks for no wait. ok is false when resp is not such an
+// answer or has no readable Retry-After.
+func retryAfter(resp *http.Response, now time.Time) (time.Duration, bool) {
+	if resp == nil || resp.StatusCode != http.StatusTooManyRequests && resp.StatusCode != http.StatusServiceUnavailable {
+		return 0, false
+	}
+	v := strings.Trim(resp.Header.Get("Retry-After"), " \t")
+	if v == "" {
+		return 0, false
+	}
+	if v[0] >= '0' && v[0] <= '9' {
+		secs, err := strconv.ParseUint(v, 10, 64)
+		switch {
+		case errors.Is(err, strconv.ErrRange) || err == nil && secs > maxRetryAfter:
+			return maxRetryAfter * time.Second, true
+		case err != nil:
+			return 0, false
+		}
+		return time.Duration(secs) * time.Second, true
+	}
+	at, err := http.ParseTime(v)
+	if err != nil {
+		return 0, false
+	}
+	from := now
+	if d, err := http.ParseTime(resp.Header.Get("Date")); err == nil {
+		from = d
+	}
+	return min(max(0, at.Sub(from)), maxRetryAfter*time.Second), true
+}
+
+// maxRetryAfter bounds the seconds read, far beyond any deadline and far
+// below an overflow when the wait is added to Expected and Reserve.
+const maxRetryAfter = 1 << 32
+
+// refusedRetry is the error of a failed attempt r whose retry the budget
+// refused with the sentinel refusal.
+func refusedRetry(r result, refusal error) error {
+	if r.err != nil {
+		return fmt.Errorf("controlhttp: retry refused: %w; the attempt failed: %w", refusal, r.err)
+	}
+	code := r.resp.StatusCode
+	discard(r.resp)
+	return fmt.Errorf("controlhttp: retry of a %d %s refused: %w", code, http.StatusText(code), refusal)
+}
+
+// operation names the operation req makes, for its idempotency key.
+func (t *Transport) operation(req *http.Request) string {
+	if t.cfg.Operation != nil {
+		return t.cfg.Operation(req)
+	}
+	m := req.Method
+	if m == "" {
+		m = http.MethodGet
+	}
+	return m + req.URL.EscapedPath()
 }
 
 // observe tells the Observer, if any, of the attempt n of c, which ended as

@@ -119,7 +119,8 @@ func get(t *testing.T, ctx context.Context, rt http.RoundTripper) (*http.Respons
 
 // TestTransportPropagates checks the outgoing call carries the deadline
 // minus the reserve (as headers and as its context's deadline) and the
-// identity from the context, and that the caller's request is not changed.
+// identity from the context, derived for the call's operation with the same
+// attempt, and that the caller's request is not changed.
 func TestTransportPropagates(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		now := time.Now()
@@ -143,7 +144,7 @@ func TestTransportPropagates(t *testing.T) {
 		for h, want := range map[string]string{
 			deadline.Header:        deadline.FormatDeadline(callDL),
 			deadline.TimeoutHeader: "900m",
-			identity.Header:        `"order-7"`,
+			identity.Header:        `"order-7:GET/stock"`,
 			identity.AttemptHeader: "2",
 		} {
 			if got := out.Header.Get(h); got != want {
@@ -180,14 +181,14 @@ func TestTransportToHandler(t *testing.T) {
 		if want := now.Add(740 * time.Millisecond); !info.Deadline.Equal(want) {
 			t.Errorf("server deadline %v, want %v (800ms − 50ms reserve − 10ms skew)", info.Deadline, want)
 		}
-		if want := identity.First("cart-3"); info.Identity != want {
+		if want := identity.First("cart-3").Derive("GET/stock"); info.Identity != want {
 			t.Errorf("server identity %v, want %v", info.Identity, want)
 		}
 	})
 }
 
-// TestTransportRetries checks a retry keeps the identity, increments the
-// attempt, replays the body, and waits a jittered backoff between tries.
+// TestTransportRetries checks a retry keeps the call's identity, increments
+// the attempt, replays the body, and waits a jittered backoff between tries.
 func TestTransportRetries(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		var s seen
@@ -209,8 +210,8 @@ func TestTransportRetries(t *testing.T) {
 			t.Fatalf("%d attempts, want 3", s.n())
 		}
 		for i, r := range s.calls {
-			if k := r.Header.Get(identity.Header); k != `"pay-1"` {
-				t.Errorf("attempt %d key %q, want the same \"pay-1\"", i+1, k)
+			if k := r.Header.Get(identity.Header); k != `"pay-1:POST/authorise"` {
+				t.Errorf("attempt %d key %q, want the same \"pay-1:POST/authorise\"", i+1, k)
 			}
 			if a, want := r.Header.Get(identity.AttemptHeader), string(rune('1'+i)); a != want {
 				t.Errorf("attempt %d carries attempt number %q, want %q", i+1, a, want)
@@ -272,7 +273,6 @@ func TestTransportRetryRefusals(t *testing.T) {
 		max    int
 		reason int // metrics retry reason
 	}{
-		{name: "budget exhausted", cfg: budget.Config{}, method: "GET", answer: 503, reason: int(budget.ReasonExhausted)},
 		{name: "no-retry overload", cfg: budget.Finagle(), method: "GET", answer: 503, hdr: overload, reason: int(budget.ReasonOverload)},
 		{name: "429", cfg: budget.Finagle(), method: "GET", answer: 429, reason: int(budget.ReasonOverload)},
 		{name: "500 is not known transient", cfg: budget.Finagle(), method: "GET", answer: 500, reason: int(budget.ReasonNotTransient)},
@@ -319,8 +319,7 @@ func TestTransportRetryRefusals(t *testing.T) {
 }
 
 // TestTransportBreaker checks the breaker opens after failures, refuses
-// calls without making them, and closes again after successful probes. A
-// no-retry overload answer counts as a failure.
+// calls without making them, and closes again after successful probes.
 func TestTransportBreaker(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		var s seen
@@ -329,7 +328,6 @@ func TestTransportBreaker(t *testing.T) {
 		dep := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			s.record(r)
 			if !healthy {
-				w.Header().Set(OverloadHeader, NoRetry)
 				w.WriteHeader(503)
 			}
 		})
@@ -535,13 +533,15 @@ func TestTransportHeaderIdentity(t *testing.T) {
 
 func TestClientConfigValidate(t *testing.T) {
 	for _, c := range []ClientConfig{
-		{Reserve: -1}, {Ceiling: -1}, {Expected: -1}, {BackoffBase: -1}, {BackoffMax: -1}, {MaxAttempts: -1}, {MaxAttempts: identity.MaxAttempt + 1},
+		{Reserve: -1}, {Expected: -1}, {BackoffBase: -1}, {BackoffMax: -1}, {MaxAttempts: -1}, {MaxAttempts: identity.MaxAttempt + 1},
 	} {
 		if c.Validate() == nil {
 			t.Errorf("%+v: Validate accepted it", c)
 		}
 	}
-	if err := (ClientConfig{}).Validate(); err != nil {
-		t.Errorf("zero ClientConfig: %v", err)
+	for _, c := range []ClientConfig{{}, {Ceiling: NoCeiling}, {Ceiling: -time.Hour}} {
+		if err := c.Validate(); err != nil {
+			t.Errorf("%+v: %v", c, err)
+		}
 	}
 }

@@ -103,7 +103,7 @@ func Example() {
 	call()
 	fmt.Println("budget:", retries.Stats().Retries, "retries,", retries.Stats().Suppressed[budget.ReasonOverload], "suppressed as overload")
 	// Output:
-	// 200 cart-1#1 served as standard, deadline in context: true, payment authorised
+	// 200 cart-1:POST/checkout#1 served as standard, deadline in context: true, payment authorised
 	// 503 breaker-open: breaker: open (class standard, generation 0)
 	//   Goodput-Reject-Reason: breaker-open, Goodput-Overload: no-retry, Retry-After: 1
 	// 503 limit: admission: limit reached (class standard, generation 0)

@@ -172,7 +172,7 @@ func TestObserverAttempts(t *testing.T) {
 				}
 				for i, a := range obs.attempts {
 					w := tc.want[i]
-					w.Dependency, w.Identity = "stock", identity.Request{Key: "k-9", Attempt: w.N}
+					w.Dependency, w.Identity = "stock", identity.Request{Key: "k-9:GET/stock", Attempt: w.N}
 					if a.Made && (a.Timeout <= 0 || a.Timeout > tc.wait-cfg.Reserve || a.End.Before(a.Start)) {
 						t.Errorf("attempt %d: timeout %v, start %v, end %v", i+1, a.Timeout, a.Start, a.End)
 					}

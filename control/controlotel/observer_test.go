@@ -232,7 +232,7 @@ func TestRetriedCall(t *testing.T) {
 			}
 			delete(got, "goodput.deadline")
 			delete(got, "goodput.call.timeout_ms")
-			want["goodput.identity"], want["goodput.dependency"], want["goodput.breaker.state"] = "order-7", "payments", "Closed"
+			want["goodput.identity"], want["goodput.dependency"], want["goodput.breaker.state"] = "order-7:GET/authorise", "payments", "Closed"
 			if diff := cmp.Diff(want, got); diff != "" {
 				t.Errorf("span %d attributes (-want +got):\n%s", i, diff)
 			}

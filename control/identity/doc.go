@@ -24,11 +24,19 @@
 //
 // [Header] (Idempotency-Key) carries the key as a structured-field string, as
 // in the IETF httpapi Idempotency-Key draft: "8e03978e40d543e8bc936894a57f9324"
-// with the quotes. [Extract] also accepts the bare form that many APIs use.
-// A key is 1 to [MaxKeyLen] bytes of ASCII letters, digits and - _ . ~ : + / =,
-// which covers UUIDs, hex, base64 and ULIDs. [AttemptHeader] (Goodput-Attempt)
-// carries the attempt number, 1 to [MaxAttempt]; when it is absent the
-// request is a first attempt.
+// with the quotes, " and \ escaped by a backslash. [Extract] also accepts
+// the bare form that many APIs use (a token or a UUID, unquoted). A key is 1
+// to [MaxKeyLen] bytes of printable ASCII; UUIDs, hex, base64 and ULIDs all
+// fit the bare form. [AttemptHeader] (Goodput-Attempt) carries the attempt
+// number, 1 to [MaxAttempt]; when it is absent the request is a first attempt.
+//
+// # One key per operation
+//
+// A logical request that makes several mutations (a checkout's payment
+// authorisation and its capture) gives each its own key with
+// [Request.Derive]: the logical key and the operation's name, the same every
+// time, so the dependency tells the operations apart and still recognises a
+// retry of each. package controlhttp's Transport does this for every call.
 //
 // # A short program
 //

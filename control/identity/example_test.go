@@ -53,12 +53,30 @@ func ExampleExtract() {
 	r, ok, err := identity.Extract(h)
 	fmt.Println(r, ok, err)
 
-	h.Set(identity.Header, "order 42")
-	_, _, err = identity.Extract(h)
-	fmt.Println(err)
+	// A bare key, as many clients send it, and a quoted one with a space.
+	for _, v := range []string{"8e03978e-40d5-43e8-bc93-6894a57f9324", `"order 42"`, "order 42"} {
+		h.Set(identity.Header, v)
+		r, _, err := identity.Extract(h)
+		fmt.Printf("%q %v\n", r.Key, err)
+	}
 	// Output:
 	// Idempotency-Key: "c4f5a58656eef5109dcec3ad077dec6c"
 	// Goodput-Attempt: 2
 	// c4f5a58656eef5109dcec3ad077dec6c#2 true <nil>
-	// identity: Idempotency-Key "order 42": byte " " at offset 5 not allowed; want letters, digits or - _ . ~ : + / =
+	// "8e03978e-40d5-43e8-bc93-6894a57f9324" <nil>
+	// "order 42" <nil>
+	// "" identity: Idempotency-Key "order 42": byte " " at offset 5 not allowed in a bare key; want letters, digits or !#$%&'*+-.^_`|~:/=, or a quoted string
+}
+
+// A checkout makes two calls to the payment provider on behalf of one
+// logical request: each gets its own key, derived from the request's and the
+// operation, so a provider that deduplicates by key does not answer the
+// capture with the authorisation. A retry keeps the call's key.
+func ExampleRequest_Derive() {
+	checkout := identity.First("order-7")
+	authorise := checkout.Derive("POST/authorise")
+	capture := checkout.Derive("POST/capture")
+	fmt.Println(authorise, capture, authorise.Retry())
+	// Output:
+	// order-7:POST/authorise#1 order-7:POST/capture#1 order-7:POST/authorise#2
 }

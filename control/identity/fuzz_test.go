@@ -14,6 +14,10 @@ func FuzzExtract(f *testing.F) {
 	f.Add(`""`, "0", true, true)
 	f.Add("a b", "-1", true, true)
 	f.Add("8e03978e-40d5-43e8-bc93-6894a57f9324", "99999999999999999999", true, true)
+	f.Add(`"a \"b\" \\c"`, "3", true, true)
+	f.Add(`"a\b"`, "1", true, false)
+	f.Add(`"abc";p=1`, "1", true, false)
+	f.Add("\"\x01\"", "1", true, false)
 	f.Fuzz(func(t *testing.T, key, attempt string, hasKey, hasAttempt bool) {
 		h := http.Header{}
 		if hasKey {

@@ -2,6 +2,8 @@ package identity
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -71,7 +73,8 @@ func NewKey(r *rand.Rand) Key {
 }
 
 // Validate reports whether k can travel in [Header]: 1 to [MaxKeyLen] bytes
-// of ASCII letters, digits and - _ . ~ : + / =.
+// of printable ASCII (space to ~), what the header's structured-field string
+// can carry. [Inject] quotes and escapes it.
 func (k Key) Validate() error {
 	if reason := checkKey(string(k)); reason != "" {
 		return &HeaderError{Name: Header, Value: string(k), Reason: reason}
@@ -81,29 +84,65 @@ func (k Key) Validate() error {
 
 func checkKey(k string) string {
 	if k == "" {
-		return "empty; want 1 to 255 letters, digits or - _ . ~ : + / ="
+		return "empty; want 1 to 255 bytes of printable ASCII"
 	}
 	if len(k) > MaxKeyLen {
 		return "longer than 255 bytes"
 	}
 	for i := 0; i < len(k); i++ {
-		if !keyByte(k[i]) {
-			return fmt.Sprintf("byte %s at offset %d not allowed; want letters, digits or - _ . ~ : + / =", strconv.QuoteToASCII(k[i:i+1]), i)
+		if c := k[i]; c < 0x20 || c > 0x7e {
+			return fmt.Sprintf("byte %s at offset %d not allowed; want printable ASCII", strconv.QuoteToASCII(k[i:i+1]), i)
 		}
 	}
 	return ""
 }
 
-func keyByte(c byte) bool {
+// bareByte reports whether c may appear in a key sent bare, without quotes:
+// a token character (RFC 9110) or : / =, which covers UUIDs, hex, base64 and
+// ULIDs.
+func bareByte(c byte) bool {
 	switch {
 	case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
 		return true
 	}
-	switch c {
-	case '-', '_', '.', '~', ':', '+', '/', '=':
-		return true
+	return strings.IndexByte("!#$%&'*+-.^_`|~:/=", c) >= 0
+}
+
+// Derive returns the key of one operation made on behalf of the logical
+// request k, such as its payment authorisation or its capture: each
+// operation gets its own key, the same every time it is derived, so that a
+// dependency deduplicating by key tells the operations apart yet recognises
+// a retry of either. The key is k, a colon and op with every byte other than
+// a bare-key byte, and any colon or tilde, written as ~ and two upper-case
+// hex digits ("order-7:POST/authorise"), so distinct (k, op) pairs give
+// distinct keys. When that is longer than [MaxKeyLen], k is cut short and
+// op is replaced by ~~ and 32 hex digits of a SHA-256 of k and op (two such
+// keys collide with a chance of 2⁻¹²⁸). An empty op or an empty k returns k
+// itself.
+func (k Key) Derive(op string) Key {
+	if k == "" || op == "" {
+		return k
 	}
-	return false
+	const hexdigits = "0123456789ABCDEF"
+	b := make([]byte, 0, len(k)+1+len(op))
+	b = append(append(b, k...), ':')
+	for i := 0; i < len(op); i++ {
+		if c := op[i]; bareByte(c) && c != ':' && c != '~' {
+			b = append(b, c)
+		} else {
+			b = append(b, '~', hexdigits[c>>4], hexdigits[c&0xf])
+		}
+	}
+	if len(b) <= MaxKeyLen {
+		return Key(b)
+	}
+	h := sha256.New()
+	fmt.Fprintf(h, "%d:%s%s", len(k), k, op)
+	sum := h.Sum(nil)
+	const tail = len(":~~") + 32
+	b = append(b[:0], k[:min(len(k), MaxKeyLen-tail)]...)
+	b = append(b, ":~~"...)
+	return Key(hex.AppendEncode(b, sum[:16]))
 }
 
 // Request is one attempt of a logical request: its Key and its Attempt
@@ -125,6 +164,14 @@ func (r Request) Retry() Request {
 		a = 1
 	}
 	return Request{Key: r.Key, Attempt: a + 1}
+}
+
+// Derive returns the request of the operation op made on behalf of r: the
+// key [Key.Derive] gives and the same Attempt, which keeps counting the
+// tries of the logical request. Retries of that operation are its
+// [Request.Retry].
+func (r Request) Derive(op string) Request {
+	return Request{Key: r.Key.Derive(op), Attempt: r.Attempt}
 }
 
 // Validate reports whether r has a valid Key and an Attempt from 1 to
@@ -152,7 +199,8 @@ func (r Request) String() string {
 	return string(r.Key) + "#" + strconv.Itoa(r.Attempt)
 }
 
-// Inject writes r into h: [Header] with the key as a quoted string and
+// Inject writes r into h: [Header] with the key as a structured-field string
+// (quoted, with " and \ escaped by a backslash) and
 // [AttemptHeader] with the attempt number (an Attempt below 1 is written as
 // 1). Inject does not validate r; a request whose key came from outside
 // should have passed [Extract] or [Request.Validate]. A Request with an empty
@@ -167,13 +215,16 @@ func Inject(h http.Header, r Request) {
 	if a < 1 {
 		a = 1
 	}
-	h[Header] = []string{`"` + string(r.Key) + `"`}
+	h[Header] = []string{quote(string(r.Key))}
 	h[AttemptHeader] = []string{strconv.Itoa(a)}
 }
 
 // Extract reads the identity a request carries. ok is false, with no error,
-// when it carries none. The key may be quoted ("abc", the structured-field
-// form [Inject] writes) or bare (abc); the attempt defaults to 1 when
+// when it carries none. The key may be a structured-field string, as the
+// IETF Idempotency-Key draft has it and [Inject] writes ("abc", printable
+// ASCII with \" and \\ escapes), or bare, as many clients send it (abc, a
+// UUID: letters, digits and !#$%&'*+-.^_`|~:/=); structured-field
+// parameters are not accepted. The attempt defaults to 1 when
 // [AttemptHeader] is absent. A malformed or repeated header, or an attempt
 // number without a key, is an error (a [*HeaderError]).
 func Extract(h http.Header) (Request, bool, error) {
@@ -188,15 +239,11 @@ func Extract(h http.Header) (Request, bool, error) {
 	if len(keys) > 1 {
 		return Request{}, false, &HeaderError{Name: Header, Value: strings.Join(keys, ", "), Reason: "repeated; want exactly one value"}
 	}
-	raw := strings.Trim(keys[0], " \t")
-	k := raw
-	if strings.HasPrefix(k, `"`) {
-		if len(k) < 2 || !strings.HasSuffix(k, `"`) {
-			return Request{}, false, &HeaderError{Name: Header, Value: keys[0], Reason: "unterminated quoted string"}
-		}
-		k = k[1 : len(k)-1]
+	k, reason := parseKey(strings.Trim(keys[0], " \t"))
+	if reason == "" {
+		reason = checkKey(k)
 	}
-	if reason := checkKey(k); reason != "" {
+	if reason != "" {
 		return Request{}, false, &HeaderError{Name: Header, Value: keys[0], Reason: reason}
 	}
 	r := Request{Key: Key(k), Attempt: 1}
@@ -212,6 +259,61 @@ func Extract(h http.Header) (Request, bool, error) {
 		return Request{}, false, &HeaderError{Name: AttemptHeader, Value: strings.Join(attempts, ", "), Reason: "repeated; want exactly one value"}
 	}
 	return r, true, nil
+}
+
+// parseKey reads the key of an Idempotency-Key value without its surrounding
+// spaces: a structured-field string (RFC 9651, section 3.3.3) or a bare key.
+// It returns what is wrong when it cannot.
+func parseKey(v string) (string, string) {
+	if len(v) > 2*MaxKeyLen+2 { // even quoted with every byte escaped
+		return "", "longer than 255 bytes"
+	}
+	if !strings.HasPrefix(v, `"`) {
+		for i := 0; i < len(v); i++ {
+			if !bareByte(v[i]) {
+				return "", fmt.Sprintf("byte %s at offset %d not allowed in a bare key; want letters, digits or !#$%%&'*+-.^_`|~:/=, or a quoted string",
+					strconv.QuoteToASCII(v[i:i+1]), i)
+			}
+		}
+		return v, ""
+	}
+	var b strings.Builder
+	for i := 1; i < len(v); i++ {
+		switch c := v[i]; {
+		case c == '"':
+			if i != len(v)-1 {
+				return "", fmt.Sprintf("%s after the closing quote at offset %d; want the quoted string alone (no parameters)", strconv.QuoteToASCII(v[i+1:]), i)
+			}
+			return b.String(), ""
+		case c == '\\':
+			if i++; i == len(v) || v[i] != '"' && v[i] != '\\' {
+				return "", fmt.Sprintf("backslash at offset %d does not escape \" or \\", i-1)
+			}
+			b.WriteByte(v[i])
+		case c < 0x20 || c > 0x7e:
+			return "", fmt.Sprintf("byte %s at offset %d not allowed in a quoted string; want printable ASCII", strconv.QuoteToASCII(v[i:i+1]), i)
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return "", "unterminated quoted string"
+}
+
+// quote writes k as a structured-field string.
+func quote(k string) string {
+	if !strings.ContainsAny(k, `"\`) {
+		return `"` + k + `"`
+	}
+	var b strings.Builder
+	b.WriteByte('"')
+	for i := 0; i < len(k); i++ {
+		if k[i] == '"' || k[i] == '\\' {
+			b.WriteByte('\\')
+		}
+		b.WriteByte(k[i])
+	}
+	b.WriteByte('"')
+	return b.String()
 }
 
 // parseAttempt parses a decimal attempt number without sign.

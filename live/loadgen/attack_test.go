@@ -340,7 +340,7 @@ func TestNewErrors(t *testing.T) {
 		{"ftp://host/", Options{}},
 		{"http:///path", Options{}},
 		{"http://127.0.0.1/", Options{MaxInFlight: -1}},
-		{"http://127.0.0.1/", Options{Identity: "bad key"}},
+		{"http://127.0.0.1/", Options{Identity: "bad\tkey"}}, // a key is printable ASCII
 	} {
 		if _, err := New(p, tc.url, tc.o); err == nil {
 			t.Errorf("New(%q, %+v): no error", tc.url, tc.o)
