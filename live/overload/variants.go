@@ -81,7 +81,7 @@ func Naive(dependency string, base http.RoundTripper) (http.Handler, error) {
 func Goodput(dependency string, base http.RoundTripper) (http.Handler, error) {
 	adm, _ := admission.New(admission.Config{Max: 200})
 	retries, _ := budget.New(budget.Finagle()) // one retry budget for every dependency
-	payments, _ := breaker.New(breaker.AI2())   // one breaker per dependency
+	payments, _ := breaker.New(breaker.AI2())  // one breaker per dependency
 	metrics := new(controlhttp.Metrics)
 
 	paymentClient := &http.Client{Transport: controlhttp.NewTransport(base, controlhttp.ClientConfig{
