@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -108,6 +109,9 @@ func BenchmarkOverload(b *testing.B) {
 					b.ReportMetric(res.Recovery.Seconds(), "recovery-s")
 					b.ReportMetric(res.Attempts, "attempts/req")
 					b.Log(summary(res))
+					if os.Getenv("OVERLOAD_BUCKETS") != "" {
+						b.Logf("%+v", res.Buckets)
+					}
 				})
 			}
 		})
@@ -118,7 +122,8 @@ func BenchmarkOverload(b *testing.B) {
 // capped, the final refusals and failures the caller saw, and the proxy's counters.
 func summary(res *overload.Result) string {
 	var sb strings.Builder
-	fmt.Fprintf(&sb, "healthy %.0f/s, recovery capped %v, skew %v; ", res.Healthy, res.Capped, res.Skew.Round(time.Microsecond))
+	fmt.Fprintf(&sb, "healthy %.0f/s, recovery capped %v, skew %v, generator lateness p99 %v; ",
+		res.Healthy, res.Capped, res.Skew.Round(time.Microsecond), res.Load.Lateness.P99.Round(time.Microsecond))
 	t := res.Load.Total
 	fmt.Fprintf(&sb, "offered %d goodput %d late %d rejected %d failed %d unsent %d;", t.Offered, t.Goodput, t.Late, t.Rejected, t.Failed, t.Unsent)
 	for _, r := range t.Rejections {
