@@ -115,8 +115,14 @@ func Run(ctx context.Context, c Case, v Variant, seed uint64) (*Result, error) {
 	}
 	var servers []*http.Server
 	var closers []func() // after the servers have stopped
-	defer func() {
-		// Stop in order: the checkout, then the proxy, then the stub.
+	stopped := false
+	stop := func() {
+		if stopped {
+			return
+		}
+		stopped = true
+		// Stop in order: the checkout (waiting for its handlers, some of which may still be
+		// calling the dependency after their caller left), then the proxy, then the stub.
 		for _, s := range servers {
 			sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
 			if s.Shutdown(sctx) != nil {
@@ -127,7 +133,8 @@ func Run(ctx context.Context, c Case, v Variant, seed uint64) (*Result, error) {
 		for _, f := range closers {
 			f()
 		}
-	}()
+	}
+	defer stop()
 	serve := func(h http.Handler) (string, error) {
 		ln, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
@@ -208,6 +215,7 @@ func Run(ctx context.Context, c Case, v Variant, seed uint64) (*Result, error) {
 		return nil, fmt.Errorf("overload: case %q interrupted: %w", c.Name, context.Cause(ctx))
 	}
 
+	stop() // so that the proxy's counters include every call the checkout made
 	out := &Result{Load: res, Proxy: p.Stats(), Skew: res.Start.Sub(start)}
 	out.Buckets = make([]Bucket, len(calls))
 	for i := range out.Buckets {

@@ -10,13 +10,14 @@ import (
 	"github.com/goodput-lab/goodput/scenario"
 )
 
-// short is a small case: 100/s, 1.5 s healthy, 2 s slow, 1.5 s after, on a dependency of
-// 5 slots, which the slowdown overloads (about 40 calls a second at p50 100 ms).
+// short is a small case: 50/s, 1.5 s healthy, then 2 s during which every call takes 1 s,
+// past naive's 350 ms timeout, then 1.5 s healthy again. The fault is that blunt so that the
+// checks hold on a loaded machine too: every naive request makes two calls in the fault.
 func short() overload.Case {
 	c := overload.Cases()[0]
-	c.Name, c.Rate, c.Deadline = "short", 100, 600*time.Millisecond
+	c.Name, c.Rate = "short", 50
 	c.Healthy, c.Fault, c.After = 1500*time.Millisecond, 2*time.Second, 1500*time.Millisecond
-	c.Dependency.Concurrency = 5
+	c.ServiceTime = &scenario.Quantiles{P50: scenario.Duration(time.Second), P99: scenario.Duration(time.Second)}
 	return c
 }
 
@@ -39,14 +40,11 @@ func TestRunNaiveSlow(t *testing.T) {
 	if want := int64(c.Rate * c.Duration().Seconds()); offered != res.Load.Total.Offered || offered < want-1 || offered > want {
 		t.Errorf("offered %d in the buckets, %d in the load's result; want both %d (or one fewer)", offered, res.Load.Total.Offered, want)
 	}
-	if res.Attempts <= 1 {
-		t.Errorf("naive attempts/req %.2f during the slowdown; want > 1 (it retries every timeout)", res.Attempts)
+	if res.Attempts <= 1.2 {
+		t.Errorf("naive attempts/req %.2f during the slowdown; want about 2 (it retries every timeout)", res.Attempts)
 	}
-	if res.Goodput >= res.Healthy {
-		t.Errorf("goodput %.1f/s during the slowdown, %.1f/s before it; want less", res.Goodput, res.Healthy)
-	}
-	if res.Healthy < 0.5*c.Rate { // loose: the machine may be shared
-		t.Errorf("healthy goodput %.1f/s; want near the offered %v/s", res.Healthy, c.Rate)
+	if res.Healthy == 0 || res.Goodput >= res.Healthy/2 {
+		t.Errorf("goodput %.1f/s during the slowdown, %.1f/s before it; want less than half", res.Goodput, res.Healthy)
 	}
 	if res.Recovery < 0 || res.Recovery > c.After {
 		t.Errorf("recovery %v; want within [0, %v]", res.Recovery, c.After)
