@@ -75,7 +75,7 @@ func readmeWiring(t *testing.T, root string) string {
 func wiredMain(snippet string) string {
 	return "package main\n\n" + snippet + `
 func main() {
-	h, err := newCheckout("http://127.0.0.1:1/score")
+	h, err := newCheckout("http://127.0.0.1:1/score", nil)
 	if err != nil || h == nil {
 		panic(err)
 	}

@@ -1,18 +1,11 @@
 package overload
 
 import (
-	"errors"
 	"io"
 	"net/http"
 	"time"
 
-	"github.com/goodput-lab/goodput/control/admission"
-	"github.com/goodput-lab/goodput/control/breaker"
-	"github.com/goodput-lab/goodput/control/budget"
 	"github.com/goodput-lab/goodput/control/controlhttp"
-	"github.com/goodput-lab/goodput/control/deadline"
-	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 )
 
 // Reasons a checkout writes in [controlhttp.ReasonHeader] when its call failed.
@@ -71,69 +64,10 @@ func Naive(dependency string, base http.RoundTripper) (http.Handler, error) {
 	}), nil
 }
 
-// Goodput is the checkout with goodput's controls.
-//
-// RESYNC: this function's body is README.md's "Controls in a Go service" snippet, line for
-// line, with three changes: the client's transport is base (not nil, so that every variant
-// has the same connection pool), the call goes to the dependency's /score, and the
-// handler's "// ..." is an answer through [Answer] and [GoodputRefusal]. Update it when the
-// snippet changes.
+// Goodput is the checkout with goodput's controls: README.md's "Controls in a Go service"
+// wiring itself (newCheckout in wiring.go, which TestWiringIsReadme keeps identical to the
+// README), calling the dependency's /score through base, the connections every variant
+// shares.
 func Goodput(dependency string, base http.RoundTripper) (http.Handler, error) {
-	adm, _ := admission.New(admission.Config{Max: 200})
-	retries, _ := budget.New(budget.Finagle()) // one retry budget for every dependency
-	payments, _ := breaker.New(breaker.AI2())  // one breaker per dependency
-	metrics := new(controlhttp.Metrics)
-
-	paymentClient := &http.Client{Transport: controlhttp.NewTransport(base, controlhttp.ClientConfig{
-		Budget:   retries,
-		Breaker:  payments,
-		Reserve:  100 * time.Millisecond, // kept back to answer the caller after the call
-		Expected: 120 * time.Millisecond, // an attempt's p90: no retry without room for it
-		Seed:     1,
-		Metrics:  metrics,
-	})}
-
-	checkout := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		// r.Context() ends at the caller's deadline and carries its identity, so the
-		// payment call inherits both, and stops when the caller's time is up.
-		req, _ := http.NewRequestWithContext(r.Context(), "POST", dependency+"/score", nil)
-		resp, err := paymentClient.Do(req)
-		if reason := GoodputRefusal(err); reason != "" {
-			Refuse(w, http.StatusServiceUnavailable, reason)
-			return
-		}
-		Answer(w, resp, err)
-	})
-
-	mux := http.NewServeMux()
-	mux.Handle("/checkout", controlhttp.Handler(checkout, controlhttp.ServerConfig{
-		Deadline:  deadline.Config{SkewMargin: 20 * time.Millisecond, Default: 1800 * time.Millisecond},
-		Admission: adm,
-		Classify:  func(r *http.Request) admission.Class { return admission.Standard },
-		Expected:  300 * time.Millisecond,
-		Metrics:   metrics,
-	}))
-	reg := prometheus.NewRegistry()
-	reg.MustRegister(metrics) // a prometheus.Collector over cheap atomic counters
-	mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
-	return mux, nil
-}
-
-// GoodputRefusal names the call goodput's transport declined to make, as its
-// [controlhttp.Attempt] Refused does ("breaker-open", "deadline-insufficient", …), or ""
-// when err is not such a refusal.
-func GoodputRefusal(err error) string {
-	switch {
-	case err == nil:
-		return ""
-	case errors.Is(err, breaker.ErrOpen):
-		return "breaker-open"
-	case errors.Is(err, breaker.ErrProbeLimit):
-		return "breaker-probe-limit"
-	case errors.Is(err, deadline.ErrExpired):
-		return "deadline-expired"
-	case errors.Is(err, deadline.ErrInsufficient):
-		return "deadline-insufficient"
-	}
-	return ""
+	return newCheckout(dependency+"/score", base)
 }
