@@ -2,23 +2,24 @@ package nanotime
 
 import "time"
 
-// limit bounds the seconds from the base so that seconds × 1e9 stays within int64.
-const limit = 285 * 365 * 24 * 3600
+// limit bounds the nanoseconds from the base, so that sums of a few such readings and
+// durations stay within int64.
+const limit = 285 * 365 * 24 * 3600 * int64(time.Second)
 
-// Clock maps instants to nanoseconds since the first instant it was given. The zero value is
-// ready to use. Instants more than 285 years from the first saturate. It is not safe for
-// concurrent use; callers hold their own lock.
+// Clock maps instants to nanoseconds since the first instant it was given, measured as
+// t.Sub(first): on the monotonic clock when both instants carry a monotonic reading (those of
+// time.Now), so a step of the wall clock changes nothing. The zero value is ready to use.
+// Instants more than 285 years from the first saturate. It is not safe for concurrent use;
+// callers hold their own lock.
 type Clock struct {
-	base int64 // Unix seconds of the first instant
+	base time.Time // the first instant
 	set  bool
 }
 
 // Nanos returns t as nanoseconds since the clock's base (the first instant it saw).
 func (c *Clock) Nanos(t time.Time) int64 {
-	sec := t.Unix()
 	if !c.set {
-		c.base, c.set = sec, true
+		c.base, c.set = t, true
 	}
-	d := max(min(sec-c.base, limit), -limit)
-	return d*1e9 + int64(t.Nanosecond())
+	return max(min(int64(Sub(t, c.base)), limit), -limit)
 }
