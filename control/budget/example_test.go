@@ -18,9 +18,10 @@ func ExampleBudget() {
 	for i := range 8600 {
 		b.Request(t0.Add(time.Duration(i)*time.Second/8600), "")
 	}
-	now := t0.Add(time.Second)
+	now := t0.Add(999 * time.Millisecond)
 	w := b.Window(now)
 	fmt.Printf("window: %d requests, pool %.0f retries\n", w.Requests, w.Pool)
+	fmt.Printf("last second: %d requests, pool %.0f retries\n", w.RecentRequests, w.RecentPool)
 
 	timedOut := budget.Retry{
 		Failure:      budget.Timeout,
@@ -49,6 +50,7 @@ func ExampleBudget() {
 		s.Suppressed[budget.ReasonNotIdempotent], s.Suppressed[budget.ReasonDeadline])
 	// Output:
 	// window: 8600 requests, pool 172 retries
+	// last second: 8600 requests, pool 172 retries
 	// retries allowed: 172 of 1000
 	// budget: overload response not retried
 	// budget: operation neither idempotent nor deduplicated
