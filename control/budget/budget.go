@@ -322,7 +322,7 @@ type Budget struct {
 	ratio  atomic.Uint64 // math.Float64bits of the ratio
 	starts [Slices]mark
 	rstart [RateSlices + 1]mark // the last Second's slices and the one before
-	base   time.Time            // the first instant; written with mu held before curEnd leaves MinInt64
+	base   nanotime.Epoch       // the first instant; written with mu held before curEnd leaves MinInt64
 	floor  float64              // MinPerSecond
 
 	n     *counts         // deposits and retries allowed, read together by every Allow
@@ -421,7 +421,7 @@ func (b *Budget) Request(now time.Time, tenant string) {
 // since returns now since the budget's base. Call it only once curEnd has
 // left MinInt64 (the load of curEnd orders the base before it), or with mu
 // held after the first advance.
-func (b *Budget) since(now time.Time) int64 { return int64(nanotime.Sub(now, b.base)) }
+func (b *Budget) since(now time.Time) int64 { return int64(b.base.Since(now)) }
 
 // epsilon absorbs rounding in Ratio×requests (0.29×100 is 28.999999999999996).
 const epsilon = 1e-9
@@ -611,7 +611,7 @@ func (b *Budget) move(now time.Time) {
 // the current bucket and slice counts as no time passed. b.mu held.
 func (b *Budget) advance(now time.Time) {
 	if !b.started {
-		b.base = now
+		b.base = nanotime.NewEpoch(now)
 	}
 	ns := b.since(now)
 	if ns < b.curEnd.Load() {

@@ -12,14 +12,14 @@ const limit = 285 * 365 * 24 * 3600 * int64(time.Second)
 // Instants more than 285 years from the first saturate. It is not safe for concurrent use;
 // callers hold their own lock.
 type Clock struct {
-	base time.Time // the first instant
+	base Epoch // the first instant
 	set  bool
 }
 
 // Nanos returns t as nanoseconds since the clock's base (the first instant it saw).
 func (c *Clock) Nanos(t time.Time) int64 {
 	if !c.set {
-		c.base, c.set = t, true
+		c.base, c.set = NewEpoch(t), true
 	}
-	return max(min(int64(Sub(t, c.base)), limit), -limit)
+	return max(min(int64(c.base.Since(t)), limit), -limit)
 }
