@@ -329,7 +329,11 @@ func (t *Transport) attempt(c *call, n int) result {
 		}
 	}
 	if t.cfg.Breaker != nil && r.failure != budget.Canceled {
-		t.cfg.Breaker.Record(time.Now(), ticket, !r.failed)
+		c := breaker.Call{Err: r.err, Overload: r.failure == budget.Overload}
+		if r.resp != nil {
+			c.Status = r.resp.StatusCode
+		}
+		t.cfg.Breaker.Record(time.Now(), ticket, t.cfg.Breaker.Classify(c))
 	}
 	return r
 }

@@ -320,7 +320,8 @@ func TestTransportRetryRefusals(t *testing.T) {
 
 // TestTransportBreaker checks the breaker opens after failures, refuses
 // calls without making them, and closes again after successful probes. A
-// no-retry overload answer counts as a failure.
+// plain 503 counts as a failure (a no-retry overload answer would not: see
+// breaker.DefaultClassify).
 func TestTransportBreaker(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		var s seen
@@ -329,7 +330,6 @@ func TestTransportBreaker(t *testing.T) {
 		dep := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			s.record(r)
 			if !healthy {
-				w.Header().Set(OverloadHeader, NoRetry)
 				w.WriteHeader(503)
 			}
 		})

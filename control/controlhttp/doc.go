@@ -82,7 +82,7 @@
 //		if err != nil {
 //			return err
 //		}
-//		payments, err := breaker.New(breaker.AI2()) // one breaker per dependency
+//		payments, err := breaker.New(breaker.Config{}) // one breaker per dependency
 //		if err != nil {
 //			return err
 //		}
