@@ -278,9 +278,10 @@ func (w Window) Available() float64 {
 //	retries in the last Second + 1 ≤ max(1, Ratio × requests in the last Second + MinPerSecond)
 //
 // The window is a ring of [Slices] buckets and the last [Second] a ring of
-// [RateSlices] slices, indexed by the time since the first instant the budget
-// was given, measured with time.Time.Sub (on the monotonic clock for instants
-// of time.Now, so a step of the wall clock changes nothing). Allow and
+// [RateSlices] slices, indexed by the time since the start of the first
+// instant's bucket (buckets of TTL/Slices from the Unix epoch), measured with
+// time.Time.Sub (on the monotonic clock for instants of time.Now, so a step of
+// the wall clock changes nothing). Allow and
 // Request never allocate and no goroutine or timer is involved. Time going
 // backwards counts as no time passed; a jump forward of a TTL or more empties
 // the window. Instants more than 292 years from the first saturate.
@@ -611,7 +612,7 @@ func (b *Budget) move(now time.Time) {
 // the current bucket and slice counts as no time passed. b.mu held.
 func (b *Budget) advance(now time.Time) {
 	if !b.started {
-		b.base = nanotime.NewEpoch(now)
+		b.base = nanotime.NewEpoch(now.Add(-time.Duration(unixMod(now, b.width))))
 	}
 	ns := b.since(now)
 	if ns < b.curEnd.Load() {
@@ -643,6 +644,17 @@ func (b *Budget) advance(now time.Time) {
 	b.rcur.Store(q)
 	b.curEnd.Store(min(endOf(k, b.width), endOf(q, rateWidth)))
 	b.seq.Add(1)
+}
+
+// unixMod returns t's Unix nanoseconds modulo width (in (0, 1 min]), in
+// [0, width), for any t: the first bucket begins where a bucket of the Unix
+// epoch's would.
+func unixMod(t time.Time, width int64) int64 {
+	m := (t.Unix()%width*1e9 + int64(t.Nanosecond())) % width // |t.Unix()%width| × 1e9 < 6e18: no overflow
+	if m < 0 {
+		m += width
+	}
+	return m
 }
 
 // endOf returns the start of bucket k+1 of the given width, or MaxInt64.

@@ -156,6 +156,23 @@ func TestAllowChecks(t *testing.T) {
 	}
 }
 
+// unixMod agrees with the Unix nanoseconds' floor modulo wherever both are
+// defined, and stays in range beyond.
+func TestUnixMod(t *testing.T) {
+	for _, at := range []time.Time{t0, t0.Add(-1), time.Unix(0, 0), time.Unix(-1, 5), time.Unix(0, math.MinInt64), time.Unix(0, math.MaxInt64), time.Date(1969, 12, 31, 23, 59, 59, 500_000_000, time.UTC)} {
+		for _, w := range []int64{int64(100 * time.Millisecond), int64(s), int64(s+30) / Slices, int64(6 * s), 7} {
+			if got, want := unixMod(at, w), at.UnixNano()-floorDiv(at.UnixNano(), w)*w; got != want {
+				t.Errorf("unixMod(%v, %d) = %d, want %d", at, w, got, want)
+			}
+		}
+	}
+	for _, at := range []time.Time{{}, time.Date(9999, 1, 1, 0, 0, 0, 1, time.UTC), time.Unix(1<<62, 999_999_999), time.Unix(-1<<62, 0)} {
+		if got := unixMod(at, int64(6*s)); got < 0 || got >= int64(6*s) {
+			t.Errorf("unixMod(%v, 6s) = %d, out of [0, 6s)", at, got)
+		}
+	}
+}
+
 func TestTimeJumps(t *testing.T) {
 	b := newBudget(t, Config{Ratio: 1, TTL: 10 * s})
 	run(t, b, []step{
@@ -176,20 +193,15 @@ func TestTimeJumps(t *testing.T) {
 		allow(-365*24*time.Hour, ReasonAllowed),
 		allow(365*24*time.Hour, ReasonExhausted),
 	})
-	// The buckets count from the first instant, wherever it lies (here
-	// across the Unix epoch).
+	// Before 1970 the buckets still line up with the Unix epoch's.
 	old := newBudget(t, Config{Ratio: 1, TTL: 10 * s})
-	past := time.Date(1969, 12, 31, 23, 59, 59, 500_000_000, time.UTC)
-	old.Request(past, "") // bucket 0
-	if d := old.Allow(past.Add(999*time.Millisecond), ok); !d.Allowed {
+	past := time.Date(1969, 12, 31, 23, 59, 59, 500_000_000, time.UTC) // bucket -1
+	old.Request(past, "")
+	if d := old.Allow(past.Add(500*time.Millisecond), ok); !d.Allowed { // bucket 0
 		t.Errorf("across the epoch: %+v", d)
 	}
-	old.Request(past.Add(s), "") // bucket 1
-	if w := old.Window(past.Add(10*s - 1)); w.Requests != 2 || w.Retries != 1 {
-		t.Errorf("Window 10s less 1ns later = %+v, want both buckets kept", w)
-	}
-	if w := old.Window(past.Add(10 * s)); w.Requests != 1 || w.Retries != 0 {
-		t.Errorf("Window 10s later = %+v, want bucket 0 expired and bucket 1 kept", w)
+	if w := old.Window(past.Add(10 * s)); w.Requests != 0 || w.Retries != 1 {
+		t.Errorf("Window 10s later = %+v, want the -1 bucket expired and the 0 bucket kept", w)
 	}
 }
 

@@ -71,7 +71,9 @@ func TestMatchesNaiveModel(t *testing.T) {
 		width := int64(ttl) / Slices
 		reserve := sc.cfg.MinPerSecond * ttl.Seconds()
 		ratio := sc.cfg.Ratio
-		base := sc.calls[0].now // the first call moves the window: buckets count from it
+		// The first call moves the window: buckets and slices count from the
+		// start of its bucket, which a bucket of the Unix epoch's would begin.
+		base := sc.calls[0].now.Add(-time.Duration(sc.calls[0].now.UnixNano() - floorDiv(sc.calls[0].now.UnixNano(), width)*width))
 		slice := int64(Second / RateSlices)
 		var log []event
 		var latest time.Time

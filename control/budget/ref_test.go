@@ -3,7 +3,7 @@ package budget
 // This file keeps, for the differential tests in equiv_test.go, the mutex
 // implementation of Budget that the lock-free one replaced (commit 24e1cd9),
 // renamed, with the rate bound over the last Second and time measured from
-// the first instant with time.Time.Sub added since: refBudget is the
+// the start of the first instant's bucket with time.Time.Sub added since: refBudget is the
 // specification the new Budget must match, decision for decision and counter
 // for counter, when one goroutine drives it.
 
@@ -235,7 +235,8 @@ func (b *refBudget) Stats() Stats {
 // base. Time before the current bucket or slice counts as no time passed.
 func (b *refBudget) advance(now time.Time) {
 	if !b.started {
-		b.started, b.base = true, now
+		// The first bucket begins where a bucket counted from the Unix epoch would.
+		b.started, b.base = true, now.Add(-time.Duration(refFloorMod(now.UnixNano(), b.width)))
 	}
 	ns := int64(now.Sub(b.base))
 	if k := refFloorDiv(ns, b.width); k > b.cur {
@@ -266,6 +267,8 @@ func (b *refBudget) next(now time.Time, width int64) time.Time {
 	}
 	return b.base.Add(time.Duration((refFloorDiv(int64(now.Sub(b.base)), width) + 1) * width))
 }
+
+func refFloorMod(a, b int64) int64 { return a - refFloorDiv(a, b)*b }
 
 func refRateSlotOf(k int64) int {
 	s := k % (RateSlices + 1)
