@@ -30,7 +30,8 @@ type State uint8
 const (
 	// Closed: calls flow and their results are counted in the sliding window.
 	Closed State = iota
-	// Open: calls are refused with ErrOpen until Config.OpenFor has passed.
+	// Open: calls are refused with ErrOpen until the open period has passed
+	// (Config.OpenFor, doubled by each failed probe up to Config.MaxOpenFor).
 	Open
 	// HalfOpen: a few probe calls are let through to test the dependency.
 	HalfOpen
@@ -119,9 +120,9 @@ const (
 	DefaultThreshold      = 0.5
 	DefaultOpenFor        = 500 * time.Millisecond
 	DefaultHalfOpenProbes = 3
-	// DefaultMaxOpenFor is the default cap on the open period as a multiple
-	// of OpenFor: 4 × 500 ms = 2 s.
-	DefaultMaxOpenFor = 4
+	// DefaultMaxOpenForFactor is the default cap on the open period, as a
+	// multiple of OpenFor: 4 × 500 ms = 2 s.
+	DefaultMaxOpenForFactor = 4
 )
 
 // maxBuckets bounds the memory a breaker may take.
@@ -157,7 +158,7 @@ type Config struct {
 	// MaxOpenFor caps the open period. It is also how long a half-open
 	// generation waits for the results of its probes before it hands out
 	// fresh ones. It must be at least OpenFor; set it to OpenFor for a fixed
-	// open period. Zero means DefaultMaxOpenFor × OpenFor (2 s by default).
+	// open period. Zero means DefaultMaxOpenForFactor × OpenFor (2 s by default).
 	MaxOpenFor time.Duration
 	// HalfOpenProbes is how many calls are let through at once while
 	// half-open; that many successes close the breaker, a single failure
@@ -187,8 +188,8 @@ func (c Config) withDefaults() Config {
 		c.OpenFor = DefaultOpenFor
 	}
 	if c.MaxOpenFor == 0 {
-		c.MaxOpenFor = c.OpenFor * DefaultMaxOpenFor
-		if c.MaxOpenFor/DefaultMaxOpenFor != c.OpenFor {
+		c.MaxOpenFor = c.OpenFor * DefaultMaxOpenForFactor
+		if c.MaxOpenFor/DefaultMaxOpenForFactor != c.OpenFor {
 			c.MaxOpenFor = math.MaxInt64 // overflow
 		}
 	}
@@ -213,7 +214,7 @@ func (c Config) Validate() error {
 	case c.OpenFor < 0:
 		return fmt.Errorf("breaker: OpenFor %v is negative; want a duration > 0 (or 0 for %v)", c.OpenFor, DefaultOpenFor)
 	case c.MaxOpenFor < 0:
-		return fmt.Errorf("breaker: MaxOpenFor %v is negative; want a duration ≥ OpenFor (or 0 for %d × OpenFor)", c.MaxOpenFor, DefaultMaxOpenFor)
+		return fmt.Errorf("breaker: MaxOpenFor %v is negative; want a duration ≥ OpenFor (or 0 for %d × OpenFor)", c.MaxOpenFor, DefaultMaxOpenForFactor)
 	case c.HalfOpenProbes < 0:
 		return fmt.Errorf("breaker: HalfOpenProbes %d is negative; want ≥ 1 (or 0 for %d)", c.HalfOpenProbes, DefaultHalfOpenProbes)
 	}
