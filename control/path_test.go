@@ -40,7 +40,7 @@ func newPath(tb testing.TB) *path {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	br, err := breaker.New(breaker.AI2())
+	br, err := breaker.New(breaker.Config{})
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -98,7 +98,7 @@ func (p *path) request(now, dl time.Time) (ok, shedRecs bool) {
 		return false, shedRecs
 	}
 	p.bud.Request(now, "tenant-a")
-	p.br.Record(now, t, true)
+	p.br.Record(now, t, breaker.Success)
 	// The retry decision the client would take had the call timed out: the
 	// budget is asked (and may refuse; both answers cost the same path).
 	_ = p.bud.Allow(now, budget.Retry{

@@ -12,7 +12,7 @@ import (
 // from one goroutine and under b.RunParallel.
 func BenchmarkAllowRecord(b *testing.B) {
 	b.Run("serial", func(b *testing.B) {
-		br := mustNew(b, AI2())
+		br := mustNew(b, Config{})
 		now := t0
 		b.ReportAllocs()
 		for b.Loop() {
@@ -21,11 +21,11 @@ func BenchmarkAllowRecord(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			br.Record(now, t, true)
+			br.Record(now, t, Success)
 		}
 	})
 	b.Run("parallel", func(b *testing.B) {
-		br := mustNew(b, AI2())
+		br := mustNew(b, Config{})
 		var worker atomic.Int64
 		b.ReportAllocs()
 		b.RunParallel(func(pb *testing.PB) {
@@ -39,7 +39,7 @@ func BenchmarkAllowRecord(b *testing.B) {
 					b.Error(err)
 					return
 				}
-				br.Record(now, t, true)
+				br.Record(now, t, Success)
 			}
 		})
 	})
@@ -47,7 +47,7 @@ func BenchmarkAllowRecord(b *testing.B) {
 
 // BenchmarkAllowOpen measures the fast rejection of an open breaker.
 func BenchmarkAllowOpen(b *testing.B) {
-	br := mustNew(b, AI2())
+	br := mustNew(b, Config{})
 	br.ForceOpen(t0)
 	now := t0
 	b.ReportAllocs()

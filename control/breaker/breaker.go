@@ -1,6 +1,7 @@
 package breaker
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -29,7 +30,8 @@ type State uint8
 const (
 	// Closed: calls flow and their results are counted in the sliding window.
 	Closed State = iota
-	// Open: calls are refused with ErrOpen until Config.OpenFor has passed.
+	// Open: calls are refused with ErrOpen until the open period has passed
+	// (Config.OpenFor, doubled by each failed probe up to Config.MaxOpenFor).
 	Open
 	// HalfOpen: a few probe calls are let through to test the dependency.
 	HalfOpen
@@ -45,31 +47,99 @@ func (s State) String() string {
 	return "State(" + strconv.Itoa(int(s)) + ")"
 }
 
-// Defaults used for zero fields of [Config]. Together they are the AI-2 breaker
-// (see [AI2]).
+// Outcome is what one call's result says about the dependency: [Breaker.Record]
+// counts a Success or a Failure, and counts nothing for Ignored.
+type Outcome uint8
+
+// The outcomes.
 const (
-	DefaultWindow         = 30 * time.Second
+	// Success: the dependency answered, well or with an answer about the
+	// request itself (a 4xx other than 429).
+	Success Outcome = iota
+	// Failure: the dependency failed: a 5xx, a transport error, or a timeout
+	// of the call's own ceiling.
+	Failure
+	// Ignored: the result says nothing about the dependency's health: an
+	// explicit overload answer (it is shedding load, as it should), or a
+	// timeout or cancellation that the caller's own deadline caused. A
+	// half-open probe that ends Ignored is handed out again.
+	Ignored
+)
+
+var outcomeNames = [...]string{"success", "failure", "ignored"}
+
+// String returns the outcome's name, e.g. "ignored".
+func (o Outcome) String() string {
+	if int(o) < len(outcomeNames) {
+		return outcomeNames[o]
+	}
+	return "Outcome(" + strconv.Itoa(int(o)) + ")"
+}
+
+// Call is what a client saw of one call, for the classifier ([Config.Classify]).
+type Call struct {
+	// Err is the transport error, or nil when an answer arrived.
+	Err error
+	// Status is the answer's HTTP status, or 0 when none arrived.
+	Status int
+	// Overload: the answer was an explicit overload answer (429, or
+	// Goodput-Overload: no-retry).
+	Overload bool
+	// CallerDeadline: the call ended because the caller's own deadline
+	// ended it, not because the dependency was slow past the call's own
+	// ceiling.
+	CallerDeadline bool
+}
+
+// DefaultClassify is the classifier of a [Config] whose Classify is nil.
+// Explicit overload answers (Overload, or status 429), calls the caller's
+// deadline ended (CallerDeadline) and calls the caller cancelled
+// (context.Canceled) are Ignored; transport errors, own-ceiling timeouts and
+// 5xx are Failures; anything else (2xx, 3xx, other 4xx) is a Success.
+func DefaultClassify(c Call) Outcome {
+	switch {
+	case c.Overload || c.Status == statusTooManyRequests || c.CallerDeadline || errors.Is(c.Err, context.Canceled):
+		return Ignored
+	case c.Err != nil || c.Status >= 500:
+		return Failure
+	}
+	return Success
+}
+
+// statusTooManyRequests is HTTP 429.
+const statusTooManyRequests = 429
+
+// Defaults used for zero fields of [Config]: a generic breaker that opens at
+// 50% failures over 10 seconds (with at least 20 results), as Hystrix's
+// defaults do, stays open half a second at first and backs off to 2 s on
+// repeated trips, and closes after 3 successful probes.
+const (
+	DefaultWindow         = 10 * time.Second
 	DefaultBuckets        = 10
 	DefaultMinVolume      = 20
-	DefaultThreshold      = 0.25
-	DefaultOpenFor        = 10 * time.Second
+	DefaultThreshold      = 0.5
+	DefaultOpenFor        = 500 * time.Millisecond
 	DefaultHalfOpenProbes = 3
+	// DefaultMaxOpenForFactor is the default cap on the open period, as a
+	// multiple of OpenFor: 4 × 500 ms = 2 s.
+	DefaultMaxOpenForFactor = 4
 )
 
 // maxBuckets bounds the memory a breaker may take.
 const maxBuckets = 1 << 16
 
 // Config configures a [Breaker]. Every zero field takes its documented
-// default, so the zero Config is the [AI2] breaker.
+// default, so the zero Config is a generic breaker: 50% failures over 10 s
+// open it, for 500 ms at first, doubling on each failed probe up to 2 s.
 type Config struct {
 	// Window is the length of the sliding window over which the error rate
-	// is measured. Zero means DefaultWindow (30 s).
+	// is measured. Zero means DefaultWindow (10 s).
 	Window time.Duration
 	// Buckets is the number of buckets the window is divided into; the window
 	// slides one bucket (Window/Buckets) at a time, so old results leave
 	// the window a bucket at a time instead of all at once, and a result
 	// counts for between Window−Window/Buckets and Window after it is
-	// recorded. Zero means DefaultBuckets (10, i.e. 3 s buckets for a 30 s
+	// recorded. Zero means DefaultBuckets (10, i.e. 1 s buckets for a 10 s
 	// window).
 	Buckets int
 	// MinVolume is the number of results the window must hold before the
@@ -78,32 +148,26 @@ type Config struct {
 	MinVolume int
 	// Threshold is the error fraction (failures / results in the window) at
 	// or above which the breaker opens; it must be in (0, 1]. Zero means
-	// DefaultThreshold (0.25).
+	// DefaultThreshold (0.5).
 	Threshold float64
-	// OpenFor is how long the breaker stays open before it lets probes
-	// through (half-open). It is also how long a half-open generation waits
-	// for the results of its probes before it hands out fresh ones. Zero
-	// means DefaultOpenFor (10 s).
+	// OpenFor is how long the breaker stays open after it trips from closed
+	// before it lets probes through (half-open). Each failed probe opens it
+	// again for twice as long as the last time, up to MaxOpenFor; closing
+	// starts again from OpenFor. Zero means DefaultOpenFor (500 ms).
 	OpenFor time.Duration
-	// HalfOpenProbes is how many calls are let through while half-open; that
-	// many successes close the breaker, a single failure opens it again.
+	// MaxOpenFor caps the open period. It is also how long a half-open
+	// generation waits for the results of its probes before it hands out
+	// fresh ones. It must be at least OpenFor; set it to OpenFor for a fixed
+	// open period. Zero means DefaultMaxOpenForFactor × OpenFor (2 s by default).
+	MaxOpenFor time.Duration
+	// HalfOpenProbes is how many calls are let through at once while
+	// half-open; that many successes close the breaker, a single failure
+	// opens it again, and a probe that ends Ignored is handed out again.
 	// Zero means DefaultHalfOpenProbes (3).
 	HalfOpenProbes int
-}
-
-// AI2 returns the breaker of action item AI-2 in the payment-provider
-// postmortem: open at 25% errors over 30 seconds. The seed fixes only the
-// threshold and the window; the 3 s buckets, the minimum of 20 results, the
-// 10 s open period and the 3 probes are goodput's choices.
-func AI2() Config {
-	return Config{
-		Window:         DefaultWindow,
-		Buckets:        DefaultBuckets,
-		MinVolume:      DefaultMinVolume,
-		Threshold:      DefaultThreshold,
-		OpenFor:        DefaultOpenFor,
-		HalfOpenProbes: DefaultHalfOpenProbes,
-	}
+	// Classify turns what a client saw of a call into an [Outcome], for
+	// [Breaker.Classify]. Nil means [DefaultClassify].
+	Classify func(Call) Outcome
 }
 
 // withDefaults returns c with every zero field replaced by its default.
@@ -122,6 +186,12 @@ func (c Config) withDefaults() Config {
 	}
 	if c.OpenFor == 0 {
 		c.OpenFor = DefaultOpenFor
+	}
+	if c.MaxOpenFor == 0 {
+		c.MaxOpenFor = c.OpenFor * DefaultMaxOpenForFactor
+		if c.MaxOpenFor/DefaultMaxOpenForFactor != c.OpenFor {
+			c.MaxOpenFor = math.MaxInt64 // overflow
+		}
 	}
 	if c.HalfOpenProbes == 0 {
 		c.HalfOpenProbes = DefaultHalfOpenProbes
@@ -143,12 +213,17 @@ func (c Config) Validate() error {
 		return fmt.Errorf("breaker: Threshold %v is out of range; want a fraction in (0, 1] (or 0 for %v)", c.Threshold, DefaultThreshold)
 	case c.OpenFor < 0:
 		return fmt.Errorf("breaker: OpenFor %v is negative; want a duration > 0 (or 0 for %v)", c.OpenFor, DefaultOpenFor)
+	case c.MaxOpenFor < 0:
+		return fmt.Errorf("breaker: MaxOpenFor %v is negative; want a duration ≥ OpenFor (or 0 for %d × OpenFor)", c.MaxOpenFor, DefaultMaxOpenForFactor)
 	case c.HalfOpenProbes < 0:
 		return fmt.Errorf("breaker: HalfOpenProbes %d is negative; want ≥ 1 (or 0 for %d)", c.HalfOpenProbes, DefaultHalfOpenProbes)
 	}
 	d := c.withDefaults()
 	if d.Window < time.Duration(d.Buckets) {
 		return fmt.Errorf("breaker: Window %v is shorter than %d buckets of 1ns", d.Window, d.Buckets)
+	}
+	if d.MaxOpenFor < d.OpenFor {
+		return fmt.Errorf("breaker: MaxOpenFor %v is shorter than OpenFor %v", d.MaxOpenFor, d.OpenFor)
 	}
 	return nil
 }
@@ -227,8 +302,9 @@ const (
 // the bucket that begins rather than the one that ends, and a Stats snapshot
 // may mix counts taken moments apart.
 type Breaker struct {
-	cfg   Config        // with defaults applied; immutable
-	width time.Duration // Window / Buckets
+	cfg      Config // with defaults applied; immutable
+	classify func(Call) Outcome
+	width    time.Duration // Window / Buckets
 
 	// Read on every call, written rarely.
 	started atomic.Bool
@@ -245,6 +321,7 @@ type Breaker struct {
 	fail    int64      // sum of fails
 
 	probes, probeOK int
+	nextOpen        time.Duration // the open period of the next trip: OpenFor, doubled by each failed probe
 }
 
 // cell is one stripe of the words every call writes. It is 64 bytes and holds
@@ -261,12 +338,13 @@ type cell struct {
 // its count of successes, kept in stripes of a cache line each after the
 // fixed header's line.
 type generation struct {
-	n      uint64
-	since  time.Duration // when it began, since epoch
-	state  State
-	forced forcing
-	_      [46]byte
-	ok     [stripe.N]okCell // successes recorded while closed, since it began
+	n       uint64
+	since   time.Duration // when it began, since epoch
+	openFor time.Duration // how long it stays open (Open, not forced)
+	state   State
+	forced  forcing
+	_       [38]byte
+	ok      [stripe.N]okCell // successes recorded while closed, since it began
 }
 
 type okCell struct {
@@ -317,20 +395,30 @@ func New(cfg Config) (*Breaker, error) {
 		return nil, err
 	}
 	cfg = cfg.withDefaults()
+	if cfg.Classify == nil {
+		cfg.Classify = DefaultClassify
+	}
 	b := &Breaker{
-		cfg:     cfg,
-		width:   cfg.Window / time.Duration(cfg.Buckets),
-		cells:   new([stripe.N]cell),
-		okStart: make([]int64, cfg.Buckets),
-		fails:   make([]int64, cfg.Buckets),
+		cfg:      cfg,
+		classify: cfg.Classify,
+		nextOpen: cfg.OpenFor,
+		width:    cfg.Window / time.Duration(cfg.Buckets),
+		cells:    new([stripe.N]cell),
+		okStart:  make([]int64, cfg.Buckets),
+		fails:    make([]int64, cfg.Buckets),
 	}
 	b.edge.Store(int64(b.width))
 	b.gen.Store(&generation{n: 1, state: Closed})
 	return b, nil
 }
 
-// Config returns the breaker's configuration with defaults applied.
+// Config returns the breaker's configuration with defaults applied
+// (Classify is DefaultClassify when it was nil).
 func (b *Breaker) Config() Config { return b.cfg }
+
+// Classify returns the [Outcome] of c by the configured classifier, for
+// [Breaker.Record].
+func (b *Breaker) Classify(c Call) Outcome { return b.classify(c) }
 
 // Allow reports whether a call may be made at now. It returns a [Ticket]
 // for [Breaker.Record] and a nil error when the breaker is closed, or
@@ -395,12 +483,12 @@ func (b *Breaker) quick(now time.Time, c *cell) (g *generation, d time.Duration,
 }
 
 // stillOpen reports whether g is open at d, clamped to the latest instant,
-// and stays so: forced open, or OpenFor not yet passed.
+// and stays so: forced open, or its open period not yet passed.
 func (b *Breaker) stillOpen(g *generation, d time.Duration) bool {
 	if g.state != Open {
 		return false
 	}
-	return g.forced != notForced || max(d, b.latest())-g.since < b.cfg.OpenFor
+	return g.forced != notForced || max(d, b.latest())-g.since < g.openFor
 }
 
 // raise raises the instant at p to d.
@@ -418,25 +506,30 @@ func (b *Breaker) latest() time.Duration {
 	return time.Duration(l)
 }
 
-// Record reports the result of a call made under t: ok is false when the
-// call failed in a way that should count against the dependency (leave out
-// results that say nothing about it, such as the caller cancelling). Results
-// of an earlier generation are ignored.
+// Record reports the outcome of a call made under t, as [Breaker.Classify]
+// gives it: a Success or a Failure counts, Ignored counts nothing (and
+// hands a half-open probe out again). Results of an earlier generation are
+// ignored.
 //
 // While closed, a failure that brings the window to at least MinVolume
 // results with an error fraction at or above Threshold opens the breaker.
-// While half-open, a failure opens it again and HalfOpenProbes successes
-// close it; either is a new generation.
-func (b *Breaker) Record(now time.Time, t Ticket, ok bool) {
+// While half-open, a failure opens it again (for twice the last open period,
+// up to MaxOpenFor) and HalfOpenProbes successes close it; either is a new
+// generation.
+func (b *Breaker) Record(now time.Time, t Ticket, o Outcome) {
 	s := stripe.Of()
 	c := &b.cells[s]
+	ok := o == Success
 	if g, d, fast := b.quick(now, c); fast && (g.state == Closed || b.stillOpen(g, d)) {
 		switch {
 		case t.gen != g.n:
 			c.stale.Add(1)
 			return
-		case ok && g.state == Closed:
+		case g.state != Closed:
+		case ok:
 			g.ok[s].n.Add(1)
+			return
+		case o != Failure:
 			return
 		}
 	}
@@ -447,23 +540,24 @@ func (b *Breaker) Record(now time.Time, t Ticket, ok bool) {
 		b.mu.Unlock()
 		return
 	}
-	switch g.state {
-	case Closed:
-		if ok {
-			g.ok[s].n.Add(1)
-		} else {
-			b.fails[b.head%int64(len(b.fails))]++
-			b.fail++
-			if g.forced == notForced && b.shouldTrip(g) {
-				b.become(Open, g.forced)
-			}
-		}
-	case HalfOpen:
-		if !ok {
+	switch {
+	case g.state == Closed && ok:
+		g.ok[s].n.Add(1)
+	case g.state == Closed && o == Failure:
+		b.fails[b.head%int64(len(b.fails))]++
+		b.fail++
+		if g.forced == notForced && b.shouldTrip(g) {
 			b.become(Open, g.forced)
-		} else if b.probeOK++; b.probeOK >= b.cfg.HalfOpenProbes {
+		}
+	case g.state != HalfOpen:
+	case ok:
+		if b.probeOK++; b.probeOK >= b.cfg.HalfOpenProbes {
 			b.become(Closed, g.forced)
 		}
+	case o == Failure:
+		b.become(Open, g.forced)
+	default: // Ignored: the probe says nothing; hand it out again
+		b.probes = max(0, b.probes-1)
 	}
 	b.mu.Unlock()
 }
@@ -558,10 +652,24 @@ func (b *Breaker) shouldTrip(g *generation) bool {
 }
 
 // become starts a new generation in state s, forced as f, at the latest
-// instant, with an empty window. b.mu held.
+// instant, with an empty window. An unforced Open generation takes the next
+// open period and doubles it for the trip after, up to MaxOpenFor; Closed
+// starts the periods again from OpenFor. b.mu held.
 func (b *Breaker) become(s State, f forcing) {
 	g := b.gen.Load()
-	b.gen.Store(&generation{n: g.n + 1, state: s, forced: f, since: b.latest()})
+	next := &generation{n: g.n + 1, state: s, forced: f, since: b.latest()}
+	switch {
+	case s == Open && f == notForced:
+		next.openFor = b.nextOpen
+		if b.nextOpen > b.cfg.MaxOpenFor/2 {
+			b.nextOpen = b.cfg.MaxOpenFor
+		} else {
+			b.nextOpen *= 2
+		}
+	case s == Closed:
+		b.nextOpen = b.cfg.OpenFor
+	}
+	b.gen.Store(next)
 	b.probes, b.probeOK = 0, 0
 	clear(b.okStart) // the new generation counts from zero
 	clear(b.fails)
@@ -598,14 +706,14 @@ func (b *Breaker) observe(now time.Time, c *cell) *generation {
 
 	switch g.state {
 	case Open:
-		if g.forced == notForced && d-g.since >= b.cfg.OpenFor {
+		if g.forced == notForced && d-g.since >= g.openFor {
 			b.become(HalfOpen, g.forced)
 		}
 	case HalfOpen:
 		// Probes handed out but never recorded would hold the breaker
-		// half-open forever; after OpenFor, a new generation hands out
+		// half-open forever; after MaxOpenFor, a new generation hands out
 		// fresh probes and ignores the old ones.
-		if b.probes >= b.cfg.HalfOpenProbes && d-g.since >= b.cfg.OpenFor {
+		if b.probes >= b.cfg.HalfOpenProbes && d-g.since >= b.cfg.MaxOpenFor {
 			b.become(HalfOpen, g.forced)
 		}
 	}

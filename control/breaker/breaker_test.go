@@ -12,6 +12,19 @@ var t0 = time.Date(2025, 9, 12, 14, 0, 0, 0, time.UTC)
 
 func at(d time.Duration) time.Time { return t0.Add(d) }
 
+// ai2 is the breaker the scripts were written for: the payment-provider
+// postmortem's AI-2 (25% over 30 s) with a fixed 10 s open period.
+var ai2 = Config{Window: 30 * time.Second, Buckets: 10, MinVolume: 20, Threshold: 0.25,
+	OpenFor: 10 * time.Second, MaxOpenFor: 10 * time.Second, HalfOpenProbes: 3}
+
+// outcomeOf is Success for true, Failure for false.
+func outcomeOf(ok bool) Outcome {
+	if ok {
+		return Success
+	}
+	return Failure
+}
+
 func mustNew(tb testing.TB, c Config) *Breaker {
 	tb.Helper()
 	b, err := New(c)
@@ -55,12 +68,12 @@ func run(t *testing.T, b *Breaker, steps []step) {
 				}
 				if err == nil {
 					last = tk
-					b.Record(now, tk, s.op == "ok")
+					b.Record(now, tk, outcomeOf(s.op == "ok"))
 				}
 			case "okLate":
-				b.Record(now, last, true)
+				b.Record(now, last, outcomeOf(true))
 			case "failLate":
-				b.Record(now, last, false)
+				b.Record(now, last, outcomeOf(false))
 			case "state":
 			case "forceOpen":
 				b.ForceOpen(now)
@@ -93,7 +106,7 @@ func TestBreakerScripts(t *testing.T) {
 	}{
 		{
 			name: "below min volume never trips",
-			cfg:  AI2(),
+			cfg:  ai2,
 			steps: []step{
 				{at: 0, op: "fail", n: 19, state: Closed, gen: 1},
 				{at: 1 * s, op: "ok", state: Closed, gen: 1},
@@ -104,7 +117,7 @@ func TestBreakerScripts(t *testing.T) {
 		},
 		{
 			name: "exactly at threshold trips",
-			cfg:  AI2(),
+			cfg:  ai2,
 			steps: []step{
 				{at: 0, op: "ok", n: 15, state: Closed},
 				{at: 1 * s, op: "fail", n: 4, state: Closed}, // 19 results
@@ -115,7 +128,7 @@ func TestBreakerScripts(t *testing.T) {
 		},
 		{
 			name: "just below threshold stays closed",
-			cfg:  AI2(),
+			cfg:  ai2,
 			steps: []step{
 				{at: 0, op: "ok", n: 16, state: Closed},
 				{at: 1 * s, op: "fail", n: 5, state: Closed, gen: 1}, // 5/21 = 23.8%
@@ -124,7 +137,7 @@ func TestBreakerScripts(t *testing.T) {
 		},
 		{
 			name: "old results slide out bucket by bucket",
-			cfg:  AI2(), // 10 buckets of 3 s
+			cfg:  ai2, // 10 buckets of 3 s
 			steps: []step{
 				// 10 failures in bucket 0 [0s,3s).
 				{at: 0, op: "fail", n: 10, state: Closed},
@@ -136,7 +149,7 @@ func TestBreakerScripts(t *testing.T) {
 		},
 		{
 			name: "failures across a bucket boundary still add up",
-			cfg:  AI2(),
+			cfg:  ai2,
 			steps: []step{
 				{at: 0, op: "ok", n: 30, state: Closed},
 				{at: 2*s + 999*time.Millisecond, op: "fail", n: 5, state: Closed},
@@ -148,7 +161,7 @@ func TestBreakerScripts(t *testing.T) {
 		},
 		{
 			name: "open, half-open, probes close",
-			cfg:  AI2(),
+			cfg:  ai2,
 			steps: []step{
 				{at: 0, op: "fail", n: 20, state: Open, gen: 2},
 				{at: 9 * s, op: "allow", err: ErrOpen, state: Open, gen: 2},
@@ -162,7 +175,7 @@ func TestBreakerScripts(t *testing.T) {
 		},
 		{
 			name: "probe failure reopens",
-			cfg:  AI2(),
+			cfg:  ai2,
 			steps: []step{
 				{at: 0, op: "fail", n: 20, state: Open, gen: 2},
 				{at: 10 * s, op: "ok", state: HalfOpen, gen: 3},
@@ -173,7 +186,7 @@ func TestBreakerScripts(t *testing.T) {
 		},
 		{
 			name: "probe limit, then abandoned probes are replaced after OpenFor",
-			cfg:  AI2(),
+			cfg:  ai2,
 			steps: []step{
 				{at: 0, op: "fail", n: 20, state: Open, gen: 2},
 				{at: 10 * s, op: "allow", n: 3, state: HalfOpen, gen: 3},
@@ -195,7 +208,7 @@ func TestBreakerScripts(t *testing.T) {
 		},
 		{
 			name: "force open ignores OpenFor until reset",
-			cfg:  AI2(),
+			cfg:  ai2,
 			steps: []step{
 				{at: 0, op: "forceOpen", state: Open, gen: 2},
 				{at: time.Hour, op: "allow", err: ErrOpen, state: Open, gen: 2},
@@ -205,7 +218,7 @@ func TestBreakerScripts(t *testing.T) {
 		},
 		{
 			name: "force closed never trips",
-			cfg:  AI2(),
+			cfg:  ai2,
 			steps: []step{
 				{at: 0, op: "forceClosed", state: Closed, gen: 2},
 				{at: 0, op: "fail", n: 100, state: Closed, gen: 2},
@@ -215,7 +228,7 @@ func TestBreakerScripts(t *testing.T) {
 		},
 		{
 			name: "time running backwards is clamped",
-			cfg:  AI2(),
+			cfg:  ai2,
 			steps: []step{
 				{at: 10 * s, op: "fail", n: 20, state: Open, gen: 2},
 				// 20 s is 10 s after opening; 5 s is taken as 10 s.
@@ -233,7 +246,7 @@ func TestBreakerScripts(t *testing.T) {
 }
 
 func TestStaleGenerationIgnored(t *testing.T) {
-	b := mustNew(t, AI2())
+	b := mustNew(t, ai2)
 	// A slow call is granted in generation 1.
 	slow, err := b.Allow(at(0))
 	if err != nil {
@@ -242,7 +255,7 @@ func TestStaleGenerationIgnored(t *testing.T) {
 	// Twenty fast failures open the breaker (generation 2).
 	for range 20 {
 		tk, _ := b.Allow(at(time.Second))
-		b.Record(at(time.Second), tk, false)
+		b.Record(at(time.Second), tk, outcomeOf(false))
 	}
 	if b.State(at(time.Second)) != Open {
 		t.Fatal("want open")
@@ -252,16 +265,16 @@ func TestStaleGenerationIgnored(t *testing.T) {
 	if err != nil || p.Generation() != 3 {
 		t.Fatalf("probe: %v gen %d", err, p.Generation())
 	}
-	b.Record(at(11*time.Second), p, true)
+	b.Record(at(11*time.Second), p, outcomeOf(true))
 	// The slow call of generation 1 now fails: it must not reopen the breaker.
-	b.Record(at(12*time.Second), slow, false)
+	b.Record(at(12*time.Second), slow, outcomeOf(false))
 	st := b.Stats()
 	if st.State != HalfOpen || st.Generation != 3 || st.ProbeSuccesses != 1 || st.Stale != 1 {
 		t.Fatalf("stats %+v: want HalfOpen gen 3, 1 probe success, 1 stale", st)
 	}
 	// Nor may a success from generation 1 count as a probe.
-	b.Record(at(12*time.Second), slow, true)
-	b.Record(at(12*time.Second), Ticket{}, true)
+	b.Record(at(12*time.Second), slow, outcomeOf(true))
+	b.Record(at(12*time.Second), Ticket{}, outcomeOf(true))
 	st = b.Stats()
 	if st.ProbeSuccesses != 1 || st.Stale != 3 {
 		t.Fatalf("stats %+v: want 1 probe success, 3 stale", st)
@@ -269,13 +282,13 @@ func TestStaleGenerationIgnored(t *testing.T) {
 }
 
 func TestStats(t *testing.T) {
-	b := mustNew(t, AI2())
+	b := mustNew(t, ai2)
 	for range 3 {
 		tk, _ := b.Allow(at(0))
-		b.Record(at(0), tk, true)
+		b.Record(at(0), tk, outcomeOf(true))
 	}
 	tk, _ := b.Allow(at(time.Second))
-	b.Record(at(time.Second), tk, false)
+	b.Record(at(time.Second), tk, outcomeOf(false))
 	want := Stats{At: at(time.Second), State: Closed, Generation: 1, Successes: 3, Failures: 1}
 	if got := b.Stats(); got != want {
 		t.Fatalf("Stats() = %+v, want %+v", got, want)
@@ -300,7 +313,7 @@ func TestConfigValidate(t *testing.T) {
 		want string // substring of the error; "" for valid
 	}{
 		{Config{}, ""},
-		{AI2(), ""},
+		{ai2, ""},
 		{Config{Window: time.Second, Buckets: 1000}, ""},
 		{Config{Window: -time.Second}, "Window"},
 		{Config{Buckets: -1}, "Buckets"},
@@ -310,6 +323,9 @@ func TestConfigValidate(t *testing.T) {
 		{Config{Threshold: -0.1}, "Threshold"},
 		{Config{Threshold: 1.5}, "Threshold"},
 		{Config{OpenFor: -1}, "OpenFor"},
+		{Config{MaxOpenFor: -1}, "MaxOpenFor"},
+		{Config{OpenFor: time.Second, MaxOpenFor: time.Second - 1}, "shorter than OpenFor"},
+		{Config{MaxOpenFor: 100 * time.Millisecond}, "shorter than OpenFor"},
 		{Config{HalfOpenProbes: -2}, "HalfOpenProbes"},
 	}
 	for _, tc := range tests {
@@ -329,13 +345,20 @@ func TestConfigValidate(t *testing.T) {
 	}
 }
 
-func TestZeroConfigIsAI2(t *testing.T) {
-	b := mustNew(t, Config{})
-	if got := b.Config(); got != AI2() {
-		t.Fatalf("Config{} with defaults = %+v, want AI2() %+v", got, AI2())
+// The zero Config is the generic breaker the package documents, with
+// DefaultClassify.
+func TestZeroConfigDefaults(t *testing.T) {
+	got := mustNew(t, Config{}).Config()
+	if got.Window != 10*time.Second || got.Buckets != 10 || got.MinVolume != 20 || got.Threshold != 0.5 ||
+		got.OpenFor != 500*time.Millisecond || got.MaxOpenFor != 2*time.Second || got.HalfOpenProbes != 3 || got.Classify == nil {
+		t.Fatalf("Config{} with defaults = %+v", got)
 	}
-	if AI2().Threshold != 0.25 || AI2().Window != 30*time.Second {
-		t.Fatalf("AI2 is not 25%% over 30 s: %+v", AI2())
+	// MaxOpenFor follows an explicit OpenFor.
+	if got := mustNew(t, Config{OpenFor: 3 * time.Second}).Config(); got.MaxOpenFor != 12*time.Second {
+		t.Errorf("OpenFor 3s: MaxOpenFor %v, want 12s", got.MaxOpenFor)
+	}
+	if got := mustNew(t, Config{OpenFor: time.Duration(1) << 62}).Config(); got.MaxOpenFor != time.Duration(1<<63-1) {
+		t.Errorf("OpenFor 2^62ns: MaxOpenFor %v, want the largest duration", got.MaxOpenFor)
 	}
 }
 
@@ -367,7 +390,7 @@ func TestConcurrent(t *testing.T) {
 					t.Error(err)
 					return
 				}
-				b.Record(now, tk, (i+w)%4 != 0)
+				b.Record(now, tk, outcomeOf((i+w)%4 != 0))
 			}
 		}()
 	}

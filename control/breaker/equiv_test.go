@@ -18,7 +18,7 @@ import (
 func TestMatchesMutexBreaker(t *testing.T) {
 	configs := []Config{
 		{},
-		AI2(),
+		ai2,
 		{Window: 10 * time.Second, Buckets: 5, MinVolume: 5, Threshold: 0.5, OpenFor: 3 * time.Second, HalfOpenProbes: 2},
 		{Window: time.Second, Buckets: 1, MinVolume: 1, Threshold: 1, OpenFor: time.Second, HalfOpenProbes: 1},
 		{Window: 7 * time.Second, Buckets: 3, MinVolume: 3, Threshold: 0.1, OpenFor: 500 * time.Millisecond, HalfOpenProbes: 4},
@@ -113,10 +113,13 @@ func TestMatchesMutexBreaker(t *testing.T) {
 					case 1:
 						tk = Ticket{gen: tk.gen + 1}
 					}
-					ok := r.Float64() >= errRate
-					what = fmt.Sprintf("Record(%v, %v)", tk.gen, ok)
-					got.Record(now, tk, ok)
-					want.Record(now, tk, ok)
+					o := outcomeOf(r.Float64() >= errRate)
+					if r.IntN(6) == 0 {
+						o = Ignored
+					}
+					what = fmt.Sprintf("Record(%v, %v)", tk.gen, o)
+					got.Record(now, tk, o)
+					want.Record(now, tk, o)
 				}
 				gs, ws := got.Stats(), want.Stats()
 				if gs != ws {
@@ -178,7 +181,7 @@ func TestConcurrentInvariants(t *testing.T) {
 					if !ok {
 						fails.Add(1)
 					}
-					b.Record(now, tk, ok)
+					b.Record(now, tk, outcomeOf(ok))
 				}
 			})
 		}
@@ -216,7 +219,7 @@ func TestConcurrentInvariants(t *testing.T) {
 				wg.Go(func() {
 					ready.Done()
 					ready.Wait()
-					b.Record(now, tickets[w], true)
+					b.Record(now, tickets[w], Success)
 				})
 			}
 			ready.Done()
@@ -273,8 +276,8 @@ func TestConcurrentInvariants(t *testing.T) {
 						held = &tk
 						continue
 					}
-					b.Record(now, tk, ok)
-					b.Record(now, *held, ok)
+					b.Record(now, tk, outcomeOf(ok))
+					b.Record(now, *held, outcomeOf(ok))
 					held = nil
 					recorded.Add(2)
 					if i%53 == 0 {
@@ -285,7 +288,7 @@ func TestConcurrentInvariants(t *testing.T) {
 					}
 				}
 				if held != nil {
-					b.Record(now, *held, true)
+					b.Record(now, *held, Success)
 					recorded.Add(1)
 				}
 			})
@@ -313,14 +316,14 @@ func TestConcurrentInvariants(t *testing.T) {
 func BenchmarkAgainstMutex(b *testing.B) {
 	type breaker interface {
 		Allow(time.Time) (Ticket, error)
-		Record(time.Time, Ticket, bool)
+		Record(time.Time, Ticket, Outcome)
 	}
 	for _, impl := range []struct {
 		name string
 		new  func() breaker
 	}{
-		{"mutex", func() breaker { r, _ := newRef(AI2()); return r }},
-		{"lockfree", func() breaker { return mustNew(b, AI2()) }},
+		{"mutex", func() breaker { r, _ := newRef(ai2); return r }},
+		{"lockfree", func() breaker { return mustNew(b, ai2) }},
 	} {
 		b.Run(impl.name+"/serial", func(b *testing.B) {
 			br := impl.new()
@@ -332,7 +335,7 @@ func BenchmarkAgainstMutex(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				br.Record(now, t, true)
+				br.Record(now, t, Success)
 			}
 		})
 		b.Run(impl.name+"/parallel", func(b *testing.B) {
@@ -348,7 +351,7 @@ func BenchmarkAgainstMutex(b *testing.B) {
 						b.Error(err)
 						return
 					}
-					br.Record(now, t, true)
+					br.Record(now, t, Success)
 				}
 			})
 		})

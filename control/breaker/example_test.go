@@ -1,6 +1,7 @@
 package breaker_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"time"
@@ -8,45 +9,114 @@ import (
 	"github.com/goodput-lab/goodput/control/breaker"
 )
 
-// The AI-2 breaker of the payment-provider postmortem opens at 25% errors over
-// 30 seconds, refuses calls for OpenFor, then lets probes through.
+// The zero Config opens at 50% failures over 10 seconds, stays open 500 ms,
+// and doubles the open period on each failed probe up to 2 s; three
+// successful probes close it.
 func Example() {
-	b, err := breaker.New(breaker.AI2())
+	b, err := breaker.New(breaker.Config{})
 	if err != nil {
 		panic(err)
 	}
 	start := time.Date(2025, 9, 12, 14, 0, 0, 0, time.UTC)
 
-	// One call in four fails, second by second.
+	// One call in two fails, every 10 ms.
 	now := start
 	for i := 0; b.State(now) == breaker.Closed; i++ {
-		now = start.Add(time.Duration(i) * 100 * time.Millisecond)
+		now = start.Add(time.Duration(i) * 10 * time.Millisecond)
 		t, err := b.Allow(now)
 		if err != nil {
 			break
 		}
-		b.Record(now, t, i%4 != 3)
+		o := breaker.Success
+		if i%2 == 1 {
+			o = breaker.Failure
+		}
+		b.Record(now, t, o)
 	}
-	st := b.Stats()
-	fmt.Printf("%s at +%v, generation %d\n", st.State, now.Sub(start), st.Generation)
-
-	_, err = b.Allow(now.Add(time.Second))
+	fmt.Printf("%s at +%v\n", b.State(now), now.Sub(start))
+	_, err = b.Allow(now)
 	fmt.Println(err, errors.Is(err, breaker.ErrOpen))
 
-	// Ten seconds later three probes succeed and the breaker closes.
-	now = now.Add(10 * time.Second)
+	// While the dependency is down, each probe fails and the breaker stays
+	// open longer: 0.5 s, 1 s, 2 s, 2 s.
+	opened := now
+	for range 4 {
+		for b.State(now) == breaker.Open {
+			now = now.Add(10 * time.Millisecond)
+		}
+		t, _ := b.Allow(now)
+		b.Record(now, t, breaker.Failure)
+		fmt.Printf("probe at +%v failed\n", now.Sub(opened))
+	}
+	// It recovers: the next half-open admits three probes at once, and their
+	// successes close the breaker.
+	for b.State(now) == breaker.Open {
+		now = now.Add(10 * time.Millisecond)
+	}
 	for range 3 {
 		t, err := b.Allow(now)
 		if err != nil {
 			panic(err)
 		}
-		b.Record(now, t, true)
+		b.Record(now, t, breaker.Success)
 	}
-	fmt.Println(b.State(now), "generation", b.Generation())
+	fmt.Printf("%s at +%v\n", b.State(now), now.Sub(opened))
 	// Output:
-	// Open at +1.9s, generation 2
+	// Open at +190ms
 	// breaker: open true
-	// Closed generation 4
+	// probe at +500ms failed
+	// probe at +1.5s failed
+	// probe at +3.5s failed
+	// probe at +5.5s failed
+	// Closed at +7.5s
+}
+
+// Example_aI2 is the breaker of action item AI-2 in the case study's
+// payment-provider postmortem: open at 25% errors over 30 seconds. The
+// postmortem fixes only those two numbers; the rest are the package's
+// defaults. live/demo wires it so.
+func Example_aI2() {
+	ai2 := breaker.Config{Window: 30 * time.Second, Threshold: 0.25}
+	b, err := breaker.New(ai2)
+	if err != nil {
+		panic(err)
+	}
+	c := b.Config()
+	fmt.Println(c.Window, c.Buckets, c.MinVolume, c.Threshold, c.OpenFor, c.MaxOpenFor, c.HalfOpenProbes)
+	// Output:
+	// 30s 10 20 0.25 500ms 2s 3
+}
+
+// What a client saw of a call decides what it says about the dependency: an
+// explicit overload answer and a timeout the caller's own deadline caused are
+// not the dependency failing, so a dependency shedding load does not open
+// the breaker.
+func ExampleBreaker_Classify() {
+	b, _ := breaker.New(breaker.Config{})
+	for _, c := range []struct {
+		name string
+		call breaker.Call
+	}{
+		{"200", breaker.Call{Status: 200}},
+		{"404", breaker.Call{Status: 404}},
+		{"429", breaker.Call{Status: 429, Overload: true}},
+		{"503 no-retry", breaker.Call{Status: 503, Overload: true}},
+		{"503", breaker.Call{Status: 503}},
+		{"own timeout", breaker.Call{Err: context.DeadlineExceeded}},
+		{"caller's deadline", breaker.Call{Err: context.DeadlineExceeded, CallerDeadline: true}},
+		{"caller cancelled", breaker.Call{Err: context.Canceled}},
+	} {
+		fmt.Printf("%s: %v\n", c.name, b.Classify(c.call))
+	}
+	// Output:
+	// 200: success
+	// 404: success
+	// 429: ignored
+	// 503 no-retry: ignored
+	// 503: failure
+	// own timeout: failure
+	// caller's deadline: ignored
+	// caller cancelled: ignored
 }
 
 // A result that arrives after the breaker has changed generation is ignored.
@@ -58,7 +128,7 @@ func ExampleBreaker_Record_stale() {
 	b.ForceOpen(now)        // an operator opens the breaker: generation 2
 	b.Reset(now)            // and closes it again: generation 3
 
-	b.Record(now.Add(30*time.Second), slow, false)
+	b.Record(now.Add(30*time.Second), slow, breaker.Failure)
 	st := b.Stats()
 	fmt.Println(slow.Generation(), st.Generation, st.Failures, st.Stale)
 	// Output:

@@ -22,6 +22,7 @@ type model struct {
 	forced          forcing
 	probes, probeOK int
 	results         []result
+	trips           int // failed probes since the last close
 }
 
 type result struct {
@@ -40,14 +41,33 @@ func (m *model) advance(now time.Time) {
 	}
 	m.last = max(m.last, now.Sub(m.epoch))
 	switch {
-	case m.state == Open && m.forced == notForced && m.last-m.since >= m.cfg.OpenFor:
+	case m.state == Open && m.forced == notForced && m.last-m.since >= m.openFor():
 		m.become(HalfOpen)
-	case m.state == HalfOpen && m.probes >= m.cfg.HalfOpenProbes && m.last-m.since >= m.cfg.OpenFor:
+	case m.state == HalfOpen && m.probes >= m.cfg.HalfOpenProbes && m.last-m.since >= m.cfg.MaxOpenFor:
 		m.become(HalfOpen)
 	}
 }
 
+// openFor is OpenFor × 2^(trips−1), at most MaxOpenFor: the open period
+// after a trip from closed (trips 1) and each failed probe since.
+func (m *model) openFor() time.Duration {
+	d := m.cfg.OpenFor
+	for range m.trips - 1 {
+		if d >= m.cfg.MaxOpenFor/2 {
+			return m.cfg.MaxOpenFor
+		}
+		d *= 2
+	}
+	return min(d, m.cfg.MaxOpenFor)
+}
+
 func (m *model) become(s State) {
+	switch {
+	case s == Open && m.forced == notForced:
+		m.trips++
+	case s == Closed:
+		m.trips = 0
+	}
 	m.state, m.gen, m.since = s, m.gen+1, m.last
 	m.probes, m.probeOK, m.results = 0, 0, nil
 }
@@ -82,11 +102,18 @@ func (m *model) allow(now time.Time) (uint64, error) {
 	return 0, ErrOpen
 }
 
-func (m *model) record(now time.Time, gen uint64, ok bool) {
+func (m *model) record(now time.Time, gen uint64, o Outcome) {
 	m.advance(now)
 	if gen != m.gen {
 		return
 	}
+	if o == Ignored {
+		if m.state == HalfOpen {
+			m.probes--
+		}
+		return
+	}
+	ok := o == Success
 	switch m.state {
 	case Closed:
 		m.results = append(m.results, result{int64(m.last / m.width), ok})
@@ -105,7 +132,7 @@ func (m *model) record(now time.Time, gen uint64, ok bool) {
 
 func TestAgainstModel(t *testing.T) {
 	configs := []Config{
-		AI2(),
+		ai2,
 		{Window: 10 * time.Second, Buckets: 5, MinVolume: 5, Threshold: 0.5, OpenFor: 3 * time.Second, HalfOpenProbes: 2},
 		{Window: time.Second, Buckets: 1, MinVolume: 1, Threshold: 1, OpenFor: time.Second, HalfOpenProbes: 1},
 		{Window: 7 * time.Second, Buckets: 3, MinVolume: 3, Threshold: 0.1, OpenFor: 500 * time.Millisecond, HalfOpenProbes: 4},
@@ -165,9 +192,15 @@ func TestAgainstModel(t *testing.T) {
 					}
 					tk := pending[j]
 					pending = append(pending[:j], pending[j+1:]...)
-					ok := r.Float64() >= errRate
-					b.Record(now, tk, ok)
-					m.record(now, tk.Generation(), ok)
+					o := Success
+					if r.Float64() < errRate {
+						o = Failure
+					}
+					if r.IntN(5) == 0 {
+						o = Ignored
+					}
+					b.Record(now, tk, o)
+					m.record(now, tk.Generation(), o)
 				}
 				st := b.Stats()
 				s, f := m.window()

@@ -2,7 +2,8 @@ package breaker
 
 // This file keeps, for the differential tests in equiv_test.go, the mutex
 // implementation of Breaker that the lock-free one replaced (commit
-// 24e1cd9), renamed and otherwise unchanged: refBreaker is the specification
+// 24e1cd9), renamed, with outcomes (Ignored) and the open period that backs
+// off on repeated trips added since: refBreaker is the specification
 // the new Breaker must match, call for call and field for field of Stats,
 // when one goroutine drives it.
 
@@ -45,10 +46,12 @@ type refBreaker struct {
 	last    time.Duration // the latest instant seen
 	started bool
 
-	state  State
-	gen    uint64
-	since  time.Duration // when the current generation began
-	forced forcing
+	state    State
+	gen      uint64
+	since    time.Duration // when the current generation began
+	forced   forcing
+	openFor  time.Duration // the current open period
+	nextOpen time.Duration // the next one
 
 	probes, probeOK int
 
@@ -62,11 +65,12 @@ func newRef(cfg Config) (*refBreaker, error) {
 	}
 	cfg = cfg.withDefaults()
 	return &refBreaker{
-		cfg:     cfg,
-		width:   cfg.Window / time.Duration(cfg.Buckets),
-		edge:    cfg.Window / time.Duration(cfg.Buckets),
-		buckets: make([]refCounts, cfg.Buckets),
-		gen:     1,
+		cfg:      cfg,
+		width:    cfg.Window / time.Duration(cfg.Buckets),
+		edge:     cfg.Window / time.Duration(cfg.Buckets),
+		buckets:  make([]refCounts, cfg.Buckets),
+		gen:      1,
+		nextOpen: cfg.OpenFor,
 	}, nil
 }
 
@@ -112,7 +116,7 @@ func (b *refBreaker) Allow(now time.Time) (Ticket, error) {
 // results with an error fraction at or above Threshold opens the breaker.
 // While half-open, a failure opens it again and HalfOpenProbes successes
 // close it; either is a new generation.
-func (b *refBreaker) Record(now time.Time, t Ticket, ok bool) {
+func (b *refBreaker) Record(now time.Time, t Ticket, o Outcome) {
 	b.mu.Lock()
 	b.observe(now)
 	if t.gen != b.gen {
@@ -120,6 +124,14 @@ func (b *refBreaker) Record(now time.Time, t Ticket, ok bool) {
 		b.mu.Unlock()
 		return
 	}
+	if o == Ignored {
+		if b.state == HalfOpen && b.probes > 0 {
+			b.probes-- // the probe said nothing: it may be handed out again
+		}
+		b.mu.Unlock()
+		return
+	}
+	ok := o == Success
 	switch b.state {
 	case Closed:
 		i := b.head % int64(len(b.buckets))
@@ -218,8 +230,20 @@ func (b *refBreaker) shouldTrip() bool {
 	return total >= int64(b.cfg.MinVolume) && float64(b.fail) >= b.cfg.Threshold*float64(total)
 }
 
-// become starts a new generation in state s at b.last.
+// become starts a new generation in state s at b.last. An unforced Open
+// takes the next open period and doubles it, up to MaxOpenFor; Closed starts
+// again from OpenFor.
 func (b *refBreaker) become(s State) {
+	switch {
+	case s == Open && b.forced == notForced:
+		b.openFor = b.nextOpen
+		b.nextOpen = min(2*b.nextOpen, b.cfg.MaxOpenFor)
+		if b.nextOpen < b.openFor { // 2× overflowed
+			b.nextOpen = b.cfg.MaxOpenFor
+		}
+	case s == Closed:
+		b.nextOpen = b.cfg.OpenFor
+	}
 	b.state = s
 	b.gen++
 	b.since = b.last
@@ -265,14 +289,14 @@ func (b *refBreaker) observe(now time.Time) {
 
 	switch b.state {
 	case Open:
-		if b.forced == notForced && d-b.since >= b.cfg.OpenFor {
+		if b.forced == notForced && d-b.since >= b.openFor {
 			b.become(HalfOpen)
 		}
 	case HalfOpen:
 		// Probes handed out but never recorded would hold the breaker
-		// half-open forever; after OpenFor, a new generation hands out
+		// half-open forever; after MaxOpenFor, a new generation hands out
 		// fresh probes and ignores the old ones.
-		if b.probes >= b.cfg.HalfOpenProbes && d-b.since >= b.cfg.OpenFor {
+		if b.probes >= b.cfg.HalfOpenProbes && d-b.since >= b.cfg.MaxOpenFor {
 			b.become(HalfOpen)
 		}
 	}

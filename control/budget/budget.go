@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/goodput-lab/goodput/control/internal/nanotime"
 	"github.com/goodput-lab/goodput/control/internal/stripe"
 )
 
@@ -20,6 +21,17 @@ const Slices = 10
 
 // DefaultTTL is the deposit lifetime when [Config.TTL] is zero.
 const DefaultTTL = 10 * time.Second
+
+// Second is the span of the budget's rate bound: the retries allowed in any Second are at
+// most Ratio × the requests of the Second before the retry, plus MinPerSecond (and at least
+// one), however many tokens the TTL window holds. It is measured in [RateSlices] slices.
+const Second = time.Second
+
+// RateSlices is the number of slices the rate bound's Second is divided into.
+const RateSlices = 10
+
+// rateWidth is the length of one slice of the rate bound.
+const rateWidth = int64(Second) / RateSlices
 
 // NoDeadline is the [Retry.Remaining] of a request without a deadline.
 const NoDeadline = time.Duration(math.MaxInt64)
@@ -34,7 +46,8 @@ type Config struct {
 	Ratio float64
 	// MinPerSecond is a floor of retries per second that is always available,
 	// so a service with little traffic can still retry: MinPerSecond×TTL
-	// retries per window, whatever the request count. Zero means no floor.
+	// retries per window and MinPerSecond in any second, whatever the
+	// request count. Zero means no floor.
 	MinPerSecond float64
 	// TTL is how long a deposit (a first attempt) and a withdrawal (an
 	// allowed retry) count. It must be from 1 s to 60 s; zero means
@@ -234,10 +247,20 @@ type Window struct {
 	// Ratio×Requests + MinPerSecond×TTL for the whole budget, TenantShare of
 	// that for one tenant.
 	Pool float64
+	// RecentRequests counts the first attempts of the last [Second] (nine
+	// to ten of its slices) and RecentRetries the retries allowed in the
+	// last Second and a slice; RecentPool is what the rate bound allows:
+	// max(1, Ratio×RecentRequests + MinPerSecond). They are the whole
+	// budget's, also in a tenant's window.
+	RecentRequests, RecentRetries int64
+	RecentPool                    float64
 }
 
-// Available returns the tokens left in the window: Pool − Retries, at least 0.
-func (w Window) Available() float64 { return math.Max(0, w.Pool-float64(w.Retries)) }
+// Available returns the retries the budget would allow now: the lesser of
+// Pool − Retries and RecentPool − RecentRetries, at least 0.
+func (w Window) Available() float64 {
+	return math.Max(0, math.Min(w.Pool-float64(w.Retries), w.RecentPool-float64(w.RecentRetries)))
+}
 
 // Budget is one retry budget shared by every layer, request class and tenant
 // that retries on behalf of the same logical requests: the single owner of
@@ -247,14 +270,21 @@ func (w Window) Available() float64 { return math.Max(0, w.Pool-float64(w.Retrie
 // state change.
 //
 // Like Finagle's RetryBudget, the budget counts deposits (first attempts)
-// and withdrawals (retries) over a TTL window and allows a retry while
+// and withdrawals (retries) over a TTL window, and it also bounds their rate,
+// so tokens banked while healthy cannot be spent in a burst when an incident
+// starts. It allows a retry while both
 //
 //	retries in window + 1 ≤ Ratio × requests in window + MinPerSecond × TTL
+//	retries in the last Second + 1 ≤ max(1, Ratio × requests in the last Second + MinPerSecond)
 //
-// The window is a ring of [Slices] buckets indexed by the time passed in, so
-// Allow and Request never allocate and no goroutine or timer is involved.
-// Time going backwards counts as no time passed; a jump forward of a TTL or
-// more empties the window. Instants must lie between the years 1678 and 2262.
+// The window is a ring of [Slices] buckets and the last [Second] a ring of
+// [RateSlices] slices, indexed by the time since the start of the first
+// instant's bucket (buckets of TTL/Slices from the Unix epoch), measured with
+// time.Time.Sub (on the monotonic clock for instants of time.Now, so a step of
+// the wall clock changes nothing). Allow and
+// Request never allocate and no goroutine or timer is involved. Time going
+// backwards counts as no time passed; a jump forward of a TTL or more empties
+// the window. Instants more than 292 years from the first saturate.
 //
 // # Concurrency
 //
@@ -282,14 +312,19 @@ type Budget struct {
 
 	// The window. Each bucket of the ring holds the cumulative counts of
 	// deposits and retries when the bucket began, so the window holds
-	// requests − starts[oldest].reqs deposits. These fields are written with
-	// mu held when the window moves (once per bucket) and read without it
-	// under the sequence count seq, which is odd while a move is in progress.
+	// requests − starts[oldest].reqs deposits; likewise each slice of the
+	// rate ring. These fields are written with mu held when the window moves
+	// (once per bucket or slice) and read without it under the sequence count
+	// seq, which is odd while a move is in progress.
 	seq    atomic.Uint64
 	cur    atomic.Int64  // index of the current bucket
-	curEnd atomic.Int64  // UnixNano at which the bucket after cur starts; MinInt64 before the first call
+	rcur   atomic.Int64  // index of the current slice of the rate ring
+	curEnd atomic.Int64  // instant (since base) at which the next bucket or slice starts; MinInt64 before the first call
 	ratio  atomic.Uint64 // math.Float64bits of the ratio
 	starts [Slices]mark
+	rstart [RateSlices + 1]mark // the last Second's slices and the one before
+	base   nanotime.Epoch       // the first instant; written with mu held before curEnd leaves MinInt64
+	floor  float64              // MinPerSecond
 
 	n     *counts         // deposits and retries allowed, read together by every Allow
 	cells *[stripe.N]cell // refusals, a stripe per goroutine (see control/internal/stripe)
@@ -350,6 +385,7 @@ func New(cfg Config) (*Budget, error) {
 	}
 	b := &Budget{
 		reserve: cfg.MinPerSecond * ttl.Seconds(),
+		floor:   cfg.MinPerSecond,
 		share:   cfg.TenantShare,
 		width:   int64(ttl) / Slices,
 		sweepAt: minSweep,
@@ -367,10 +403,9 @@ func New(cfg Config) (*Budget, error) {
 // Request deposits one first attempt made at now on behalf of tenant.
 // Retries are not deposits: do not call Request for them.
 func (b *Budget) Request(now time.Time, tenant string) {
-	ns := now.UnixNano()
 	if b.tenants != nil {
 		b.mu.Lock()
-		b.advance(ns)
+		b.advance(now)
 		b.n.requests.Add(1)
 		t := b.tenant(tenant)
 		t.w.reqs[slotOf(b.cur.Load())]++
@@ -378,11 +413,16 @@ func (b *Budget) Request(now time.Time, tenant string) {
 		b.mu.Unlock()
 		return
 	}
-	if ns >= b.curEnd.Load() {
-		b.move(ns)
+	if end := b.curEnd.Load(); end == math.MinInt64 || b.since(now) >= end {
+		b.move(now)
 	}
 	b.n.requests.Add(1)
 }
+
+// since returns now since the budget's base. Call it only once curEnd has
+// left MinInt64 (the load of curEnd orders the base before it), or with mu
+// held after the first advance.
+func (b *Budget) since(now time.Time) int64 { return int64(b.base.Since(now)) }
 
 // epsilon absorbs rounding in Ratio×requests (0.29×100 is 28.999999999999996).
 const epsilon = 1e-9
@@ -409,17 +449,16 @@ func (b *Budget) Allow(now time.Time, r Retry) Decision {
 		b.cells[stripe.Of()].suppressed[reason-1].Add(1)
 		return Decision{Reason: reason}
 	}
-	ns := now.UnixNano()
 	if b.tenants != nil {
-		return b.allowTenant(ns, r.Tenant)
+		return b.allowTenant(now, r.Tenant)
 	}
-	if ns >= b.curEnd.Load() {
-		b.move(ns)
+	if end := b.curEnd.Load(); end == math.MinInt64 || b.since(now) >= end {
+		b.move(now)
 	}
 	ratio := math.Float64frombits(b.ratio.Load())
 	for {
-		reqs, rets, retries := b.window()
-		if float64(rets+1) > ratio*float64(reqs)+b.reserve+epsilon {
+		w, retries := b.window()
+		if float64(w.rets+1) > ratio*float64(w.reqs)+b.reserve+epsilon || float64(w.rrets+1) > b.recentPool(ratio, w.rreqs)+epsilon {
 			b.cells[stripe.Of()].suppressed[ReasonExhausted-1].Add(1)
 			return Decision{Reason: ReasonExhausted}
 		}
@@ -431,19 +470,26 @@ func (b *Budget) Allow(now time.Time, r Retry) Decision {
 	}
 }
 
-// allowTenant is Allow's token check with tenant shares, at ns.
-func (b *Budget) allowTenant(ns int64, name string) Decision {
+// recentPool returns the rate bound's pool for rreqs requests in the last
+// Second at ratio.
+func (b *Budget) recentPool(ratio float64, rreqs int64) float64 {
+	return math.Max(1, ratio*float64(rreqs)+b.floor)
+}
+
+// allowTenant is Allow's token check with tenant shares, at now.
+func (b *Budget) allowTenant(now time.Time, name string) Decision {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	b.advance(ns)
-	reqs, rets, _ := b.window()
-	pool := math.Float64frombits(b.ratio.Load())*float64(reqs) + b.reserve
+	b.advance(now)
+	w, _ := b.window()
+	ratio := math.Float64frombits(b.ratio.Load())
+	pool := ratio*float64(w.reqs) + b.reserve
 	t := b.tenant(name)
 	if float64(t.w.sumRets+1) > b.share*pool+epsilon {
 		b.cells[stripe.Of()].suppressed[ReasonTenantShare-1].Add(1)
 		return Decision{Reason: ReasonTenantShare}
 	}
-	if float64(rets+1) > pool+epsilon {
+	if float64(w.rets+1) > pool+epsilon || float64(w.rrets+1) > b.recentPool(ratio, w.rreqs)+epsilon {
 		b.cells[stripe.Of()].suppressed[ReasonExhausted-1].Add(1)
 		return Decision{Reason: ReasonExhausted}
 	}
@@ -453,21 +499,31 @@ func (b *Budget) allowTenant(ns int64, name string) Decision {
 	return Decision{Allowed: true, Reason: ReasonAllowed}
 }
 
-// window returns the deposits and retries in the window and the cumulative
-// count of retries it read, from one consistent reading of the ring. It
+// counted is what the window and the rate ring hold: deposits and retries
+// in the TTL window, deposits in the last Second's slices and retries in
+// those and the slice before.
+type counted struct {
+	reqs, rets, rreqs, rrets int64
+}
+
+// window returns what the window and the rate ring hold and the cumulative
+// count of retries it read, from one consistent reading of the rings. It
 // waits for a move in progress by taking the lock, so it must not be called
 // with the lock held while a move could be under way (it cannot be: moves
 // take the lock).
-func (b *Budget) window() (reqs, rets, retries int64) {
+func (b *Budget) window() (w counted, retries int64) {
 	for {
 		s := b.seq.Load()
 		if s&1 == 0 {
 			first := &b.starts[slotOf(b.cur.Load()+1)] // the oldest bucket of the window
 			r0, t0 := first.reqs.Load(), first.rets.Load()
+			rc := b.rcur.Load()
+			rr0 := b.rstart[rateSlotOf(rc+2)].reqs.Load() // the oldest slice of the last Second
+			rt0 := b.rstart[rateSlotOf(rc+1)].rets.Load() // the slice before it
 			retries = b.n.retries.Load()
-			reqs = b.n.requests.Load()
+			reqs := b.n.requests.Load()
 			if b.seq.Load() == s {
-				return reqs - r0, retries - t0, retries
+				return counted{reqs - r0, retries - t0, reqs - rr0, retries - rt0}, retries
 			}
 			continue
 		}
@@ -484,7 +540,7 @@ func (b *Budget) SetRatio(now time.Time, ratio float64) error {
 		return fmt.Errorf("budget: ratio %v; want a number 0 or more", ratio)
 	}
 	b.mu.Lock()
-	b.advance(now.UnixNano())
+	b.advance(now)
 	b.ratio.Store(math.Float64bits(ratio))
 	b.mu.Unlock()
 	return nil
@@ -499,9 +555,18 @@ func (b *Budget) Ratio() float64 {
 func (b *Budget) Window(now time.Time) Window {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	b.advance(now.UnixNano())
-	reqs, rets, _ := b.window()
-	return Window{Requests: reqs, Retries: rets, Pool: b.Ratio()*float64(reqs) + b.reserve}
+	b.advance(now)
+	w, _ := b.window()
+	return b.windowOf(w)
+}
+
+// windowOf returns the Window of the counts w.
+func (b *Budget) windowOf(w counted) Window {
+	ratio := b.Ratio()
+	return Window{
+		Requests: w.reqs, Retries: w.rets, Pool: ratio*float64(w.reqs) + b.reserve,
+		RecentRequests: w.rreqs, RecentRetries: w.rrets, RecentPool: b.recentPool(ratio, w.rreqs),
+	}
 }
 
 // TenantWindow returns what tenant's window holds at now; its Pool is the
@@ -511,14 +576,16 @@ func (b *Budget) Window(now time.Time) Window {
 func (b *Budget) TenantWindow(now time.Time, tenant string) Window {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	b.advance(now.UnixNano())
+	b.advance(now)
 	t, ok := b.tenants[tenant]
 	if !ok {
 		return Window{}
 	}
 	b.catchUp(t)
-	reqs, _, _ := b.window()
-	return Window{Requests: t.w.sumReqs, Retries: t.w.sumRets, Pool: b.share * (b.Ratio()*float64(reqs) + b.reserve)}
+	w, _ := b.window()
+	tw := b.windowOf(w)
+	tw.Requests, tw.Retries, tw.Pool = t.w.sumReqs, t.w.sumRets, b.share*tw.Pool
+	return tw
 }
 
 // Stats returns the budget's counters.
@@ -532,40 +599,70 @@ func (b *Budget) Stats() Stats {
 	return s
 }
 
-// move advances the window to the bucket of ns, taking the lock.
-func (b *Budget) move(ns int64) {
+// move advances the window to now, taking the lock.
+func (b *Budget) move(now time.Time) {
 	b.mu.Lock()
-	b.advance(ns)
+	b.advance(now)
 	b.mu.Unlock()
 }
 
-// advance moves the window to the bucket of ns (an instant's UnixNano, taken
-// before the lock), expiring the buckets it passes: each bucket it enters
-// begins at the current cumulative counts. Time before the current bucket
-// counts as no time passed. b.mu held.
-func (b *Budget) advance(ns int64) {
-	if ns < b.curEnd.Load() {
-		return // the current bucket, or earlier: no division needed
+// advance moves the window to the bucket and the rate ring to the slice of
+// now, expiring the buckets and slices they pass: each one entered begins at
+// the current cumulative counts. The first call sets the base. Time before
+// the current bucket and slice counts as no time passed. b.mu held.
+func (b *Budget) advance(now time.Time) {
+	if !b.started {
+		b.base = nanotime.NewEpoch(now.Add(-time.Duration(unixMod(now, b.width))))
 	}
-	k := floorDiv(ns, b.width)
+	ns := b.since(now)
+	if ns < b.curEnd.Load() {
+		return // the current bucket and slice, or earlier: no division needed
+	}
+	k, q := floorDiv(ns, b.width), floorDiv(ns, rateWidth)
 	b.seq.Add(1) // odd: readers wait
 	if !b.started {
 		b.started = true // nothing was counted before the first bucket
-	} else if cur := b.cur.Load(); k > cur {
+	} else {
 		reqs, rets := b.n.requests.Load(), b.n.retries.Load()
-		for j := max(cur+1, k-Slices+1); j <= k; j++ {
-			s := &b.starts[slotOf(j)]
-			s.reqs.Store(reqs)
-			s.rets.Store(rets)
+		if cur := b.cur.Load(); k > cur {
+			for j := max(cur+1, k-Slices+1); j <= k; j++ {
+				s := &b.starts[slotOf(j)]
+				s.reqs.Store(reqs)
+				s.rets.Store(rets)
+			}
+		}
+		if rc := b.rcur.Load(); q > rc {
+			for j := max(rc+1, q-RateSlices); j <= q; j++ {
+				s := &b.rstart[rateSlotOf(j)]
+				s.reqs.Store(reqs)
+				s.rets.Store(rets)
+			}
 		}
 	}
+	k, q = max(k, b.cur.Load()), max(q, b.rcur.Load())
 	b.cur.Store(k)
-	end := int64(math.MaxInt64)
-	if k < math.MaxInt64/b.width {
-		end = (k + 1) * b.width
-	}
-	b.curEnd.Store(end)
+	b.rcur.Store(q)
+	b.curEnd.Store(min(endOf(k, b.width), endOf(q, rateWidth)))
 	b.seq.Add(1)
+}
+
+// unixMod returns t's Unix nanoseconds modulo width (in (0, 1 min]), in
+// [0, width), for any t: the first bucket begins where a bucket of the Unix
+// epoch's would.
+func unixMod(t time.Time, width int64) int64 {
+	m := (t.Unix()%width*1e9 + int64(t.Nanosecond())) % width // |t.Unix()%width| × 1e9 < 6e18: no overflow
+	if m < 0 {
+		m += width
+	}
+	return m
+}
+
+// endOf returns the start of bucket k+1 of the given width, or MaxInt64.
+func endOf(k, width int64) int64 {
+	if k < math.MaxInt64/width {
+		return (k + 1) * width
+	}
+	return math.MaxInt64
 }
 
 // catchUp advances a tenant's window to the budget's current bucket. b.mu held.
@@ -588,6 +685,14 @@ func (w *ring) expire(from, to int64) {
 		w.sumRets -= w.rets[s]
 		w.reqs[s], w.rets[s] = 0, 0
 	}
+}
+
+func rateSlotOf(k int64) int {
+	s := k % (RateSlices + 1)
+	if s < 0 {
+		s += RateSlices + 1
+	}
+	return int(s)
 }
 
 func slotOf(k int64) int {

@@ -66,7 +66,10 @@ func TestAllowRatio(t *testing.T) {
 		allow(500*time.Millisecond, ReasonAllowed),
 		allow(999*time.Millisecond, ReasonExhausted),
 		deposit(1*s, 2), // pool 3, 2 used
-		allow(1*s, ReasonAllowed),
+		// The rate bound: the last second holds the 2 deposits of +1s (they
+		// buy 1 retry) and, until +1.6s, the retry of +0.5s.
+		allow(1500*time.Millisecond, ReasonExhausted),
+		allow(1600*time.Millisecond, ReasonAllowed),
 		allow(9*s, ReasonExhausted),
 		// At +10s the bucket of +0s expires: 4 deposits and 2 retries go;
 		// 2 deposits (pool 1) and 1 retry remain.
@@ -82,22 +85,25 @@ func TestAllowRatio(t *testing.T) {
 		allow(20*s, ReasonExhausted),
 	})
 	st := b.Stats()
-	if st.Requests != 10 || st.Retries != 5 || st.Suppressed[ReasonExhausted] != 7 || st.Suppressions() != 7 {
+	if st.Requests != 10 || st.Retries != 5 || st.Suppressed[ReasonExhausted] != 8 || st.Suppressions() != 8 {
 		t.Errorf("Stats = %+v", st)
 	}
 }
 
-// The floor allows MinPerSecond×TTL retries per window with no traffic.
+// The floor allows MinPerSecond×TTL retries per window with no traffic, and
+// the rate bound at least one in any second and a slice.
 func TestAllowFloor(t *testing.T) {
 	b := newBudget(t, Config{MinPerSecond: 0.5, TTL: 4 * s}) // 2 per window
 	run(t, b, []step{
 		allow(0, ReasonAllowed),
-		allow(1*s, ReasonAllowed),
+		allow(1*s, ReasonExhausted), // the rate bound: the +0s retry is in the last 1.1s
+		allow(1100*time.Millisecond, ReasonAllowed),
 		allow(2*s, ReasonExhausted),
 		allow(4*s-1, ReasonExhausted),
 		allow(4*s, ReasonAllowed), // the +0s withdrawal expired (buckets are 400ms)
 		allow(4*s, ReasonExhausted),
-		allow(5*s, ReasonAllowed), // and the +1s one
+		allow(5*s, ReasonExhausted),                 // the +1.1s one expired, but the +4s one is in the last second
+		allow(5200*time.Millisecond, ReasonAllowed), // and now it is not
 	})
 }
 
@@ -150,6 +156,23 @@ func TestAllowChecks(t *testing.T) {
 	}
 }
 
+// unixMod agrees with the Unix nanoseconds' floor modulo wherever both are
+// defined, and stays in range beyond.
+func TestUnixMod(t *testing.T) {
+	for _, at := range []time.Time{t0, t0.Add(-1), time.Unix(0, 0), time.Unix(-1, 5), time.Unix(0, math.MinInt64), time.Unix(0, math.MaxInt64), time.Date(1969, 12, 31, 23, 59, 59, 500_000_000, time.UTC)} {
+		for _, w := range []int64{int64(100 * time.Millisecond), int64(s), int64(s+30) / Slices, int64(6 * s), 7} {
+			if got, want := unixMod(at, w), at.UnixNano()-floorDiv(at.UnixNano(), w)*w; got != want {
+				t.Errorf("unixMod(%v, %d) = %d, want %d", at, w, got, want)
+			}
+		}
+	}
+	for _, at := range []time.Time{{}, time.Date(9999, 1, 1, 0, 0, 0, 1, time.UTC), time.Unix(1<<62, 999_999_999), time.Unix(-1<<62, 0)} {
+		if got := unixMod(at, int64(6*s)); got < 0 || got >= int64(6*s) {
+			t.Errorf("unixMod(%v, 6s) = %d, out of [0, 6s)", at, got)
+		}
+	}
+}
+
 func TestTimeJumps(t *testing.T) {
 	b := newBudget(t, Config{Ratio: 1, TTL: 10 * s})
 	run(t, b, []step{
@@ -170,7 +193,7 @@ func TestTimeJumps(t *testing.T) {
 		allow(-365*24*time.Hour, ReasonAllowed),
 		allow(365*24*time.Hour, ReasonExhausted),
 	})
-	// Before 1970 the buckets still line up (floor division).
+	// Before 1970 the buckets still line up with the Unix epoch's.
 	old := newBudget(t, Config{Ratio: 1, TTL: 10 * s})
 	past := time.Date(1969, 12, 31, 23, 59, 59, 500_000_000, time.UTC) // bucket -1
 	old.Request(past, "")
@@ -455,7 +478,41 @@ func TestConcurrent(t *testing.T) {
 	}
 	wg.Wait()
 	st := b.Stats()
-	if st.Requests != 8000 || st.Retries > 800 || st.Retries < 700 {
-		t.Errorf("Stats = %+v; want 8,000 requests and at most 800 retries (10%%)", st)
+	// The rate bound takes some: a retry counts for a second and a slice, a
+	// deposit for nine to ten slices, and the first second ramps up.
+	if st.Requests != 8000 || st.Retries > 800 || st.Retries < 600 {
+		t.Errorf("Stats = %+v; want 8,000 requests and 600 to 800 retries (at most 10%%)", st)
+	}
+}
+
+// TestNoBurstAfterHealthy is the incident of issue 24: a budget that banked
+// tokens through 60 s of healthy traffic at 400 requests/s must not release
+// them in a burst when every call starts failing. Each second of the failure
+// phase allows at most Ratio × 400 + MinPerSecond retries, and the budget
+// still retries in each.
+func TestNoBurstAfterHealthy(t *testing.T) {
+	cfg := Finagle() // 20%, 10/s floor, 10 s TTL
+	b := newBudget(t, cfg)
+	const rate = 400
+	gap := s / rate
+	now := t0
+	for range 60 * rate { // healthy: deposits, no retries
+		b.Request(now, "")
+		now = now.Add(gap)
+	}
+	bound := cfg.Ratio*rate + cfg.MinPerSecond
+	for sec := range 5 {
+		allowed := 0
+		for range rate { // failing: every first attempt asks for a retry 1ms later
+			b.Request(now, "")
+			if b.Allow(now.Add(time.Millisecond), Retry{Failure: Transient, Idempotent: true, Remaining: NoDeadline}).Allowed {
+				allowed++
+			}
+			now = now.Add(gap)
+		}
+		if float64(allowed) > bound || allowed == 0 {
+			t.Errorf("failure second %d: %d retries allowed, want 1 to %.0f (%.2f × %d requests/s + %.0f)",
+				sec+1, allowed, bound, cfg.Ratio, rate, cfg.MinPerSecond)
+		}
 	}
 }

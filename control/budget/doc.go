@@ -23,10 +23,15 @@
 //
 // The budget is Finagle's RetryBudget: deposits expire after a TTL, a retry
 // is allowed while the retries in the window stay within Ratio times the
-// requests in the window plus a floor of MinPerSecond×TTL. [Finagle] and
+// requests in the window plus a floor of MinPerSecond×TTL. It adds a rate
+// bound: the retries of any second stay within Ratio times the requests of
+// the second before plus MinPerSecond (at least one), so tokens banked while
+// healthy are not spent in a burst when an incident starts. [Finagle] and
 // [Protected] are presets. Every method takes the current instant as an
-// argument; nothing reads a clock, so the simulator and a real service run the
-// same code. Allow and Request do not allocate.
+// argument and measures time from the first instant with time.Time.Sub
+// (monotonic for instants of time.Now); nothing reads a clock, so the
+// simulator and a real service run the same code. Allow and Request do not
+// allocate.
 //
 // # A short program
 //

@@ -56,9 +56,12 @@ func TestMatchesMutexBudget(t *testing.T) {
 			case p < 0.55:
 				now = now.Add(time.Duration(r.Int64N(int64(ttl / 50))))
 			case p < 0.6:
-				// The first instant of the next bucket, or the last of this one.
-				next := (floorDiv(now.UnixNano(), width) + 1) * width
-				now = time.Unix(0, next-int64(r.IntN(2))).In(now.Location())
+				// The first instant of the next bucket or slice, or the last of this one.
+				w := width
+				if r.IntN(2) == 0 {
+					w = int64(Second / RateSlices)
+				}
+				now = want.next(now, w).Add(-time.Duration(r.IntN(2)))
 			case p < 0.8:
 				// same instant
 			case p < 0.9:

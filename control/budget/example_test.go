@@ -18,9 +18,10 @@ func ExampleBudget() {
 	for i := range 8600 {
 		b.Request(t0.Add(time.Duration(i)*time.Second/8600), "")
 	}
-	now := t0.Add(time.Second)
+	now := t0.Add(999 * time.Millisecond)
 	w := b.Window(now)
 	fmt.Printf("window: %d requests, pool %.0f retries\n", w.Requests, w.Pool)
+	fmt.Printf("last second: %d requests, pool %.0f retries\n", w.RecentRequests, w.RecentPool)
 
 	timedOut := budget.Retry{
 		Failure:      budget.Timeout,
@@ -49,6 +50,7 @@ func ExampleBudget() {
 		s.Suppressed[budget.ReasonNotIdempotent], s.Suppressed[budget.ReasonDeadline])
 	// Output:
 	// window: 8600 requests, pool 172 retries
+	// last second: 8600 requests, pool 172 retries
 	// retries allowed: 172 of 1000
 	// budget: overload response not retried
 	// budget: operation neither idempotent nor deduplicated
@@ -91,4 +93,36 @@ func ExampleBackoff() {
 	// after attempt 4: wait 15ms (below 200ms)
 	// after attempt 5: wait 125ms (below 400ms)
 	// after attempt 6: wait 301ms (below 400ms)
+}
+
+// A budget that banked tokens through a healthy minute at 400 requests/s
+// spends them no faster than the request rate earns them when every call
+// starts failing: 20% of 400 plus the floor of 10, in each second.
+func ExampleBudget_incident() {
+	t0 := time.Date(2026, 3, 14, 14, 12, 0, 0, time.UTC)
+	b, _ := budget.New(budget.Finagle()) // 20%, 10/s floor, 10 s TTL
+	now := t0
+	for range 60 * 400 { // healthy: no retries
+		b.Request(now, "")
+		now = now.Add(time.Second / 400)
+	}
+	w := b.Window(now)
+	fmt.Printf("banked: pool %.0f retries, %.0f available at once\n", w.Pool, w.Available())
+	retry := budget.Retry{Failure: budget.Transient, Idempotent: true, Remaining: budget.NoDeadline}
+	for sec := 1; sec <= 3; sec++ {
+		allowed := 0
+		for range 400 { // every call fails and asks for a retry
+			b.Request(now, "")
+			if b.Allow(now, retry).Allowed {
+				allowed++
+			}
+			now = now.Add(time.Second / 400)
+		}
+		fmt.Printf("second %d: %d retries\n", sec, allowed)
+	}
+	// Output:
+	// banked: pool 820 retries, 82 available at once
+	// second 1: 90 retries
+	// second 2: 90 retries
+	// second 3: 90 retries
 }

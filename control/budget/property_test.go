@@ -71,6 +71,10 @@ func TestMatchesNaiveModel(t *testing.T) {
 		width := int64(ttl) / Slices
 		reserve := sc.cfg.MinPerSecond * ttl.Seconds()
 		ratio := sc.cfg.Ratio
+		// The first call moves the window: buckets and slices count from the
+		// start of its bucket, which a bucket of the Unix epoch's would begin.
+		base := sc.calls[0].now.Add(-time.Duration(sc.calls[0].now.UnixNano() - floorDiv(sc.calls[0].now.UnixNano(), width)*width))
+		slice := int64(Second / RateSlices)
 		var log []event
 		var latest time.Time
 		for i, c := range sc.calls {
@@ -88,14 +92,28 @@ func TestMatchesNaiveModel(t *testing.T) {
 				log = append(log, event{at: latest, tenant: c.tenant})
 				continue
 			}
-			// Naive: count the events whose bucket is within Slices of now's.
-			cur := floorDiv(latest.UnixNano(), width)
-			var reqs, rets, trets int64
+			// Naive: count the events whose bucket is within Slices of now's,
+			// and those whose slice is within RateSlices of now's (deposits) or
+			// RateSlices+1 (retries).
+			since := func(at time.Time) int64 { return int64(at.Sub(base)) }
+			cur, q := floorDiv(since(latest), width), floorDiv(since(latest), slice)
+			var reqs, rets, trets, rreqs, rrets int64
 			// Effective instants never decrease, so the window is a suffix of the log.
 			for j := len(log) - 1; j >= 0; j-- {
 				e := log[j]
-				if k := floorDiv(e.at.UnixNano(), width); k <= cur-Slices {
+				inWindow := floorDiv(since(e.at), width) > cur-Slices
+				k := floorDiv(since(e.at), slice)
+				if !inWindow && k < q-RateSlices {
 					break
+				}
+				switch {
+				case e.retry && k >= q-RateSlices:
+					rrets++
+				case !e.retry && k > q-RateSlices:
+					rreqs++
+				}
+				if !inWindow {
+					continue
 				}
 				if e.retry {
 					rets++
@@ -107,17 +125,18 @@ func TestMatchesNaiveModel(t *testing.T) {
 				}
 			}
 			pool := ratio*float64(reqs) + reserve
+			recent := max(1, ratio*float64(rreqs)+sc.cfg.MinPerSecond)
 			want := ReasonAllowed
 			switch {
 			case sc.cfg.TenantShare > 0 && float64(trets+1) > sc.cfg.TenantShare*pool+epsilon:
 				want = ReasonTenantShare
-			case float64(rets+1) > pool+epsilon:
+			case float64(rets+1) > pool+epsilon || float64(rrets+1) > recent+epsilon:
 				want = ReasonExhausted
 			}
 			got := b.Allow(c.now, Retry{Tenant: c.tenant, Failure: Transient, Idempotent: true, Remaining: NoDeadline})
 			if got.Reason != want {
-				t.Fatalf("seed %d call %d (%+v, cfg %+v): Allow = %v; naive model says %v (reqs %d rets %d tenant rets %d pool %.3f)",
-					seed, i, c, sc.cfg, got.Reason, want, reqs, rets, trets, pool)
+				t.Fatalf("seed %d call %d (%+v, cfg %+v): Allow = %v; naive model says %v (reqs %d rets %d tenant rets %d pool %.3f; last second reqs %d rets %d pool %.3f)",
+					seed, i, c, sc.cfg, got.Reason, want, reqs, rets, trets, pool, rreqs, rrets, recent)
 			}
 			if got.Allowed {
 				log = append(log, event{at: latest, retry: true, tenant: c.tenant})
@@ -173,6 +192,21 @@ func TestRetriesBounded(t *testing.T) {
 			if float64(rets) > bound+epsilon {
 				t.Fatalf("seed %d call %d: %d retries in the window ending %v, more than %.2f×%d requests + %.1f floor",
 					seed, i, rets, T.Sub(t0), sc.cfg.Ratio, reqs, floor)
+			}
+			// The rate bound: the retries in [T−1s, T] number at most
+			// max(1, Ratio × the requests in (T−1s, T] + MinPerSecond).
+			var sreqs, srets int64
+			for j := len(log) - 1; j >= 0 && !log[j].at.Before(T.Add(-Second)); j-- {
+				switch {
+				case log[j].retry:
+					srets++
+				case log[j].at.After(T.Add(-Second)):
+					sreqs++
+				}
+			}
+			if sb := max(1, sc.cfg.Ratio*float64(sreqs)+sc.cfg.MinPerSecond); float64(srets) > sb+epsilon {
+				t.Fatalf("seed %d call %d: %d retries in the second ending %v, more than max(1, %.2f×%d requests + %.1f)",
+					seed, i, srets, T.Sub(t0), sc.cfg.Ratio, sreqs, sc.cfg.MinPerSecond)
 			}
 			if sc.cfg.TenantShare > 0 && float64(trets) > sc.cfg.TenantShare*bound+epsilon {
 				t.Fatalf("seed %d call %d: tenant %q has %d retries, more than %.2f of %.2f", seed, i, c.tenant, trets, sc.cfg.TenantShare, bound)

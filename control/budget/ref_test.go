@@ -2,9 +2,10 @@ package budget
 
 // This file keeps, for the differential tests in equiv_test.go, the mutex
 // implementation of Budget that the lock-free one replaced (commit 24e1cd9),
-// renamed and otherwise unchanged: refBudget is the specification the new
-// Budget must match, decision for decision and counter for counter, when one
-// goroutine drives it.
+// renamed, with the rate bound over the last Second and time measured from
+// the start of the first instant's bucket with time.Time.Sub added since: refBudget is the
+// specification the new Budget must match, decision for decision and counter
+// for counter, when one goroutine drives it.
 
 import (
 	"fmt"
@@ -18,13 +19,19 @@ type refBudget struct {
 	mu      sync.Mutex
 	ratio   float64
 	reserve float64 // MinPerSecond × TTL, in retries
+	floor   float64 // MinPerSecond
 	share   float64
 	width   int64 // nanoseconds per bucket
 
 	started bool
-	cur     int64 // index of the current bucket
-	curEnd  int64 // UnixNano at which the bucket after cur starts
+	base    time.Time // the first instant
+	cur     int64     // index of the current bucket
+	curEnd  int64     // instant since base at which the bucket after cur starts
 	w       refRing
+	// The rate ring: deposits and retries per slice of the last Second and
+	// the slice before, rcur the current slice.
+	rcur         int64
+	rreqs, rrets [RateSlices + 1]int64
 
 	tenants map[string]*refTenant
 	free    []*refTenant
@@ -61,6 +68,7 @@ func newRef(cfg Config) (*refBudget, error) {
 	b := &refBudget{
 		ratio:   cfg.Ratio,
 		reserve: cfg.MinPerSecond * ttl.Seconds(),
+		floor:   cfg.MinPerSecond,
 		share:   cfg.TenantShare,
 		width:   int64(ttl) / Slices,
 		sweepAt: refMinSweep,
@@ -74,12 +82,12 @@ func newRef(cfg Config) (*refBudget, error) {
 // Request deposits one first attempt made at now on behalf of tenant.
 // Retries are not deposits: do not call Request for them.
 func (b *refBudget) Request(now time.Time, tenant string) {
-	ns := now.UnixNano()
 	b.mu.Lock()
-	b.advance(ns)
+	b.advance(now)
 	slot := refSlotOf(b.cur)
 	b.w.reqs[slot]++
 	b.w.sumReqs++
+	b.rreqs[refRateSlotOf(b.rcur)]++
 	b.stats.Requests++
 	if b.tenants != nil {
 		t := b.tenant(tenant)
@@ -116,9 +124,8 @@ func (b *refBudget) Allow(now time.Time, r Retry) Decision {
 		b.mu.Unlock()
 		return Decision{Reason: reason}
 	}
-	ns := now.UnixNano()
 	b.mu.Lock()
-	b.advance(ns)
+	b.advance(now)
 	pool := b.ratio*float64(b.w.sumReqs) + b.reserve
 	var t *refTenant
 	if b.tenants != nil {
@@ -129,7 +136,8 @@ func (b *refBudget) Allow(now time.Time, r Retry) Decision {
 			return Decision{Reason: ReasonTenantShare}
 		}
 	}
-	if float64(b.w.sumRets+1) > pool+refEpsilon {
+	rreqs, rrets := b.recent()
+	if float64(b.w.sumRets+1) > pool+refEpsilon || float64(rrets+1) > max(1, b.ratio*float64(rreqs)+b.floor)+refEpsilon {
 		b.stats.Suppressed[ReasonExhausted]++
 		b.mu.Unlock()
 		return Decision{Reason: ReasonExhausted}
@@ -137,6 +145,7 @@ func (b *refBudget) Allow(now time.Time, r Retry) Decision {
 	slot := refSlotOf(b.cur)
 	b.w.rets[slot]++
 	b.w.sumRets++
+	b.rrets[refRateSlotOf(b.rcur)]++
 	if t != nil {
 		t.w.rets[slot]++
 		t.w.sumRets++
@@ -154,7 +163,7 @@ func (b *refBudget) SetRatio(now time.Time, ratio float64) error {
 		return fmt.Errorf("budget: ratio %v; want a number 0 or more", ratio)
 	}
 	b.mu.Lock()
-	b.advance(now.UnixNano())
+	b.advance(now)
 	b.ratio = ratio
 	b.mu.Unlock()
 	return nil
@@ -171,8 +180,29 @@ func (b *refBudget) Ratio() float64 {
 func (b *refBudget) Window(now time.Time) Window {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	b.advance(now.UnixNano())
-	return Window{Requests: b.w.sumReqs, Retries: b.w.sumRets, Pool: b.ratio*float64(b.w.sumReqs) + b.reserve}
+	b.advance(now)
+	return b.window()
+}
+
+// window returns the whole budget's Window.
+func (b *refBudget) window() Window {
+	rreqs, rrets := b.recent()
+	return Window{
+		Requests: b.w.sumReqs, Retries: b.w.sumRets, Pool: b.ratio*float64(b.w.sumReqs) + b.reserve,
+		RecentRequests: rreqs, RecentRetries: rrets, RecentPool: max(1, b.ratio*float64(rreqs)+b.floor),
+	}
+}
+
+// recent returns the deposits of the last Second's slices and the retries
+// of those and the slice before.
+func (b *refBudget) recent() (reqs, rets int64) {
+	for k := b.rcur - RateSlices; k <= b.rcur; k++ {
+		if k > b.rcur-RateSlices {
+			reqs += b.rreqs[refRateSlotOf(k)]
+		}
+		rets += b.rrets[refRateSlotOf(k)]
+	}
+	return reqs, rets
 }
 
 // TenantWindow returns what tenant's window holds at now; its Pool is the
@@ -182,13 +212,15 @@ func (b *refBudget) Window(now time.Time) Window {
 func (b *refBudget) TenantWindow(now time.Time, tenant string) Window {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	b.advance(now.UnixNano())
+	b.advance(now)
 	t, ok := b.tenants[tenant]
 	if !ok {
 		return Window{}
 	}
 	b.catchUp(t)
-	return Window{Requests: t.w.sumReqs, Retries: t.w.sumRets, Pool: b.share * (b.ratio*float64(b.w.sumReqs) + b.reserve)}
+	w := b.window()
+	w.Requests, w.Retries, w.Pool = t.w.sumReqs, t.w.sumRets, b.share*w.Pool
+	return w
 }
 
 // Stats returns the budget's counters.
@@ -198,24 +230,52 @@ func (b *refBudget) Stats() Stats {
 	return b.stats
 }
 
-// advance moves the window to the bucket of ns (an instant's UnixNano, taken
-// before the lock), expiring the buckets it passes. Time before the current
-// bucket counts as no time passed.
-func (b *refBudget) advance(ns int64) {
-	if b.started && ns < b.curEnd {
-		return // the current bucket, or earlier: no division needed
-	}
-	k := refFloorDiv(ns, b.width)
+// advance moves the window to the bucket and the rate ring to the slice of
+// now, expiring the buckets and slices it passes; the first call sets the
+// base. Time before the current bucket or slice counts as no time passed.
+func (b *refBudget) advance(now time.Time) {
 	if !b.started {
-		b.started = true
-	} else {
+		// The first bucket begins where a bucket counted from the Unix epoch would.
+		b.started, b.base = true, now.Add(-time.Duration(refFloorMod(now.UnixNano(), b.width)))
+	}
+	ns := int64(now.Sub(b.base))
+	if k := refFloorDiv(ns, b.width); k > b.cur {
 		b.w.expire(b.cur, k)
+		b.cur = k
 	}
-	b.cur = k
+	if q := refFloorDiv(ns, int64(Second/RateSlices)); q > b.rcur {
+		if q-b.rcur > RateSlices {
+			b.rreqs, b.rrets = [RateSlices + 1]int64{}, [RateSlices + 1]int64{}
+		} else {
+			for j := b.rcur + 1; j <= q; j++ {
+				b.rreqs[refRateSlotOf(j)], b.rrets[refRateSlotOf(j)] = 0, 0
+			}
+		}
+		b.rcur = q
+	}
 	b.curEnd = math.MaxInt64
-	if k < math.MaxInt64/b.width {
-		b.curEnd = (k + 1) * b.width
+	if b.cur < math.MaxInt64/b.width {
+		b.curEnd = (b.cur + 1) * b.width
 	}
+}
+
+// next returns the first instant after now's of a bucket of the given width
+// counted from the base, once the budget has started; now itself before.
+func (b *refBudget) next(now time.Time, width int64) time.Time {
+	if !b.started {
+		return now
+	}
+	return b.base.Add(time.Duration((refFloorDiv(int64(now.Sub(b.base)), width) + 1) * width))
+}
+
+func refFloorMod(a, b int64) int64 { return a - refFloorDiv(a, b)*b }
+
+func refRateSlotOf(k int64) int {
+	s := k % (RateSlices + 1)
+	if s < 0 {
+		s += RateSlices + 1
+	}
+	return int(s)
 }
 
 // catchUp advances a tenant's window to the budget's current bucket.

@@ -386,10 +386,7 @@ func (t *Transport) attempt(c *call, n int) result {
 	}
 	if br := t.cfg.Breaker; br != nil {
 		bc := r.breakerCall()
-		// TODO(merge): br.Record(time.Now(), ticket, br.Classify(breaker.Call{Err: bc.err, Status: bc.status, Overload: bc.overload, CallerDeadline: bc.callerDeadline}))
-		if !bc.overload && !bc.callerDeadline { // until then, leave out what Classify makes Ignored
-			br.Record(time.Now(), ticket, !r.failed)
-		}
+		br.Record(time.Now(), ticket, br.Classify(breaker.Call{Err: bc.err, Status: bc.status, Overload: bc.overload, CallerDeadline: bc.callerDeadline}))
 	}
 	return r
 }

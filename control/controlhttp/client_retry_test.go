@@ -412,7 +412,7 @@ func TestTransportRefusalErrors(t *testing.T) {
 			cfg: func(t *testing.T) ClientConfig {
 				br := mustBreaker(t, breaker.Config{MinVolume: 1, Threshold: 1, OpenFor: time.Second, HalfOpenProbes: 1})
 				tk, _ := br.Allow(time.Now())
-				br.Record(time.Now(), tk, false)
+				br.Record(time.Now(), tk, breaker.Failure)
 				time.Sleep(time.Second)
 				if _, err := br.Allow(time.Now()); err != nil { // the one probe, never answered
 					t.Fatal(err)

@@ -319,7 +319,9 @@ func TestTransportRetryRefusals(t *testing.T) {
 }
 
 // TestTransportBreaker checks the breaker opens after failures, refuses
-// calls without making them, and closes again after successful probes.
+// calls without making them, and closes again after successful probes. A
+// plain 503 counts as a failure (a no-retry overload answer would not: see
+// breaker.DefaultClassify).
 func TestTransportBreaker(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		var s seen

@@ -109,7 +109,9 @@ func New(cfg Config, store *Store) (*Service, error) {
 	for i, d := range []Dependency{cfg.Risk, cfg.Payment} {
 		c := &client{dep: d, s: s, http: &http.Client{Transport: s.base}}
 		if cfg.Controls {
-			br, err := breaker.New(breaker.AI2()) // one breaker per dependency
+			// One breaker per dependency: AI-2 of the case study's payment-provider postmortem,
+			// open at 25% errors over 30 s; the rest are breaker's defaults.
+			br, err := breaker.New(breaker.Config{Window: 30 * time.Second, Threshold: 0.25})
 			if err != nil {
 				return nil, fmt.Errorf("demo: breaker: %w", err)
 			}
