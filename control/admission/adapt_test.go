@@ -41,8 +41,16 @@ func TestSlowFailuresLowerTheLimit(t *testing.T) {
 		{
 			name:    "slow 503s",
 			samples: append([]Sample{ok}, repeat(Sample{Class: Standard, Latency: 300 * time.Millisecond, Failed: true}, 9)...),
-			// 200 × 0.95^10 ≈ 120
-			wantBelow: 125, wantAbove: 115,
+			// Nine in ten overloaded: each window halves the limit (the step is capped
+			// at a half), 200 → 1 within 10 windows, as nothing here gets better.
+			wantBelow: 4, wantAbove: 1,
+		},
+		{
+			name:    "one slow 503 in ten",
+			samples: append(repeat(ok, 9), Sample{Class: Standard, Latency: 300 * time.Millisecond, Failed: true}),
+			// The step is the overloaded fraction, 0.1 (above Decrease's 0.05):
+			// 200 × 0.9^10 ≈ 70.
+			wantBelow: 76, wantAbove: 64,
 		},
 		{
 			name:      "fast 503s",

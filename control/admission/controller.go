@@ -20,7 +20,8 @@ const (
 	// AIMD compares each window's mean queueing delay with [Config.Target]
 	// (DAGOR's overload signal). Above it, or with too many overloaded
 	// samples (dropped, or failed slowly: see [Sample]), the limit falls by
-	// [Config.Decrease]; otherwise, if the window used at least half the
+	// [Config.Decrease], or by the window's fraction of overloaded samples
+	// when that is larger (at most a half); otherwise, if the window used at least half the
 	// limit, it rises by [Config.Increase] of itself and at least one slot.
 	// Without a measured queueing delay (a zero QueueDelay) AIMD adapts on
 	// the overloaded samples alone.
@@ -666,7 +667,7 @@ func (c *Controller) evaluate(w closedWindow) {
 	case AIMD:
 		meanQueue := w.sumQueue / time.Duration(w.n)
 		if dropped || meanQueue > cfg.Target {
-			next = old * (1 - cfg.Decrease)
+			next = old * (1 - aimdStep(cfg.Decrease, w.bad, w.n))
 		} else if utilised {
 			next = old + math.Max(cfg.Increase*old, 1)
 		}
@@ -694,6 +695,17 @@ func (c *Controller) evaluate(w closedWindow) {
 	}
 	c.adaptive = next
 	c.recompute()
+}
+
+// aimdStep is AIMD's step down for a congested window of n samples, bad of them
+// overloaded: the larger of decrease and the overloaded fraction, at most a half. A window
+// in which most requests failed slowly cuts the limit by half, so a limit far above what a
+// slowed dependency can serve falls in a few windows, not in tens of them.
+func aimdStep(decrease float64, bad, n int64) float64 {
+	if n <= 0 {
+		return decrease
+	}
+	return math.Min(0.5, math.Max(decrease, float64(bad)/float64(n)))
 }
 
 // addSat returns a + b, saturating at the bounds of time.Duration.

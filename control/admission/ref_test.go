@@ -235,7 +235,7 @@ func (c *refController) evaluate() {
 	case AIMD:
 		meanQueue := c.sumQueue / time.Duration(c.n)
 		if dropped || meanQueue > cfg.Target {
-			next = old * (1 - cfg.Decrease)
+			next = old * (1 - aimdStep(cfg.Decrease, int64(c.bad), int64(c.n)))
 		} else if utilised {
 			next = old + math.Max(cfg.Increase*old, 1)
 		}
