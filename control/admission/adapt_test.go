@@ -53,6 +53,18 @@ func TestSlowFailuresLowerTheLimit(t *testing.T) {
 			wantBelow: 76, wantAbove: 64,
 		},
 		{
+			// Failures that took 300 ms of the 1.8 s their callers allowed: an error
+			// retried and given up on well inside the deadline, not a full service.
+			name:      "503s well inside their deadline",
+			samples:   append([]Sample{ok}, repeat(Sample{Class: Standard, Latency: 300 * time.Millisecond, Failed: true, Slack: 1800 * time.Millisecond}, 9)...),
+			wantBelow: 201, wantAbove: 200,
+		},
+		{
+			name:      "503s after most of their deadline",
+			samples:   append([]Sample{ok}, repeat(Sample{Class: Standard, Latency: 300 * time.Millisecond, Failed: true, Slack: 550 * time.Millisecond}, 9)...),
+			wantBelow: 4, wantAbove: 1,
+		},
+		{
 			name:      "fast 503s",
 			samples:   []Sample{ok, {Class: Standard, Latency: 2 * time.Millisecond, Failed: true}, ok, {Class: Standard, Latency: 3 * time.Millisecond, Failed: true}, ok},
 			wantBelow: 201, wantAbove: 200,

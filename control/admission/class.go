@@ -165,9 +165,16 @@ type Sample struct {
 	Dropped bool
 	// Failed reports that the request was answered with a failure of the
 	// service's own (an HTTP 5xx, e.g. because its dependency timed out). A
-	// failure slower than the baseline latency plus [Config.Target] is an
-	// overload signal, as a drop is: the request waited for capacity it did
-	// not get. A fast failure (a dependency that refuses at once) is not,
+	// failure slower than the baseline latency plus [Config.Target] (and,
+	// with a deadline, than half of [Sample.Slack]) is an overload signal, as
+	// a drop is: the request waited for capacity it did not get. A fast failure (a dependency that refuses at once) is not,
 	// and no failure counts towards the baseline.
 	Failed bool
+	// Slack is the time the request had left when it was admitted (its
+	// deadline less the admission instant); zero when it had no deadline. A
+	// failure with a deadline is an overload signal only once it has also
+	// spent half of its slack: a failure well inside its deadline (an error
+	// retried and given up on in tens of milliseconds when the caller allows
+	// seconds) is the dependency's, not a sign that the service is full.
+	Slack time.Duration
 }

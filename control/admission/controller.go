@@ -348,7 +348,7 @@ type acc struct {
 // overloaded reports whether s is an overload signal when a failure slower
 // than slow nanoseconds counts as one.
 func overloaded(s Sample, slow int64) bool {
-	return s.Dropped || s.Failed && int64(s.Latency) > slow
+	return s.Dropped || s.Failed && int64(s.Latency) > slow && s.Latency >= s.Slack/2
 }
 
 // add adds the sample s; a failure slower than slow nanoseconds is an

@@ -127,6 +127,7 @@ func TestMatchesMutexController(t *testing.T) {
 					Latency:    time.Duration(r.Int64N(int64(400 * time.Millisecond))),
 					Dropped:    r.IntN(30) == 0,
 					Failed:     r.IntN(6) == 0, // slow or fast against the baseline
+					Slack:      []time.Duration{0, 0, 100 * time.Millisecond, 600 * time.Millisecond}[r.IntN(4)],
 				}
 				switch r.IntN(50) {
 				case 0:

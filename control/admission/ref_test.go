@@ -183,7 +183,7 @@ func (c *refController) Done(now time.Time, s Sample) {
 	c.n++
 	c.sumQueue += s.QueueDelay
 	c.sumLat += s.Latency
-	if s.Dropped || s.Failed && s.Latency > c.slow {
+	if s.Dropped || s.Failed && s.Latency > c.slow && s.Latency >= s.Slack/2 {
 		c.bad++
 	}
 	c.tick(now)

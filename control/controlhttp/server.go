@@ -333,10 +333,15 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		dropped := !completed || ctx.Err() != nil
 		cancel()
 		if cfg.Admission != nil {
+			var sampleSlack time.Duration // none without a deadline
+			if hasDL {
+				sampleSlack = slack
+			}
 			cfg.Admission.Done(end, admission.Sample{
 				Class: class, QueueDelay: st.queued(), Latency: end.Sub(now),
 				Dropped: dropped || hasDL && end.After(dl), // abandoned, or answered late
 				Failed:  completed && rw.status() >= http.StatusInternalServerError,
+				Slack:   sampleSlack,
 			})
 		}
 		outcome := outcomeOf(rw.status(), completed, hasDL && end.After(dl))

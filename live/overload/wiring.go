@@ -32,7 +32,10 @@ func newCheckout(riskURL string, pool http.RoundTripper) (http.Handler, error) {
 	if err != nil {
 		return nil, err
 	}
-	retries, err := budget.New(budget.Config{Ratio: 0.2, MinPerSecond: 10}) // one for every dependency
+	// One budget for every dependency: at most one retry for every two requests, so a
+	// failing dependency sees at most 1.5 times its load, and fast transient errors are
+	// still retried.
+	retries, err := budget.New(budget.Config{Ratio: 0.5, MinPerSecond: 10})
 	if err != nil {
 		return nil, err
 	}
