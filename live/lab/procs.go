@@ -29,6 +29,9 @@ import (
 // to take the run's time zero.
 const PartStartTimeout = 30 * time.Second
 
+// startTimeout is PartStartTimeout, shorter in tests.
+var startTimeout = PartStartTimeout
+
 // startLead is how far ahead the parent sets t0 when it sends it to the parts: they make
 // their schedules from it before the generator starts at it.
 const startLead = 500 * time.Millisecond
@@ -90,7 +93,7 @@ func startChild(ctx context.Context, exe, name string, spec partSpec, ln net.Lis
 		close(c.msgs)
 		close(c.exited)
 	}()
-	if _, err := c.await(ctx, "serve", PartStartTimeout, func(m partMsg) bool { return m.Ready }); err != nil {
+	if _, err := c.await(ctx, "serve", startTimeout, func(m partMsg) bool { return m.Ready }); err != nil {
 		c.kill()
 		return nil, err
 	}
@@ -337,7 +340,7 @@ func runArmParts(ctx context.Context, sc *scenario.Scenario, arm string, o Optio
 		}
 	}
 	for _, c := range kids {
-		m, err := c.await(ctx, "take t0", PartStartTimeout, func(m partMsg) bool { return m.Started })
+		m, err := c.await(ctx, "take t0", startTimeout, func(m partMsg) bool { return m.Started })
 		if err != nil {
 			return a, err
 		}
