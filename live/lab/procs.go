@@ -34,7 +34,7 @@ var startTimeout = PartStartTimeout
 
 // startLead is how far ahead the parent sets t0 when it sends it to the parts: they make
 // their schedules from it before the generator starts at it.
-const startLead = 500 * time.Millisecond
+const startLead = time.Second
 
 // child is one part running in a process of its own.
 type child struct {
@@ -134,10 +134,10 @@ func (c *child) start(t0 time.Time) error {
 }
 
 // stop ends c's stdin, which stops it, and returns its last message: its counters. A part
-// that does not end within ShutdownTimeout and a margin is killed.
-func (c *child) stop() (partMsg, error) {
+// that does not end within ShutdownTimeout and a margin, or when ctx ends, is killed.
+func (c *child) stop(ctx context.Context) (partMsg, error) {
 	c.stdin.Close()
-	m, err := c.await(context.Background(), "stop", ShutdownTimeout+10*time.Second, func(m partMsg) bool { return m.Done })
+	m, err := c.await(ctx, "stop", ShutdownTimeout+10*time.Second, func(m partMsg) bool { return m.Done })
 	if err != nil {
 		c.kill()
 		return m, err
@@ -211,9 +211,6 @@ func (t *tail) words() string {
 // runArmParts runs one arm with every part but the generator in a process of its own (see
 // [Options.Executable]) and converts its run; every part has ended before it returns.
 func runArmParts(ctx context.Context, sc *scenario.Scenario, arm string, o Options) (a packet.Arm, err error) {
-	if !canRunParts {
-		return a, errors.New("running the parts in processes of their own needs a unix system; leave Options.Executable empty")
-	}
 	if o.Scenario == "" {
 		return a, errors.New("Options.Executable needs Options.Scenario, the scenario's file, which every part loads")
 	}
@@ -369,13 +366,13 @@ func runArmParts(ctx context.Context, sc *scenario.Scenario, arm string, o Optio
 
 	// The service first, so that its work still reaches the proxies, then the proxies and
 	// the stubs behind them.
-	svcEnd, err := service.stop()
+	svcEnd, err := service.stop(ctx)
 	if err != nil {
 		return a, err
 	}
 	extra := LiveCounts{Cores: runtime.NumCPU(), ServiceCPU: service.cpu()}
 	for i, c := range proxies {
-		m, err := c.stop()
+		m, err := c.stop(ctx)
 		if err != nil {
 			return a, err
 		}
@@ -387,7 +384,7 @@ func runArmParts(ctx context.Context, sc *scenario.Scenario, arm string, o Optio
 	}
 	var payment partMsg
 	for i, c := range stubs {
-		m, err := c.stop()
+		m, err := c.stop(ctx)
 		if err != nil {
 			return a, err
 		}

@@ -51,7 +51,7 @@ type Options struct {
 	// Executable, when not empty, is the goodput binary (os.Executable()) that runs each
 	// part but the generator in a process of its own, as `goodput lab part`: the stubs,
 	// the proxies and the service; the packet's overhead then has each one's CPU. Empty
-	// means every part runs in the calling process. It needs Scenario.
+	// means every part runs in the calling process, as it does off unix. It needs Scenario.
 	Executable string
 	// Scenario is the file the scenario was loaded from, which every part's process
 	// loads; only with Executable.
@@ -96,7 +96,7 @@ func Run(ctx context.Context, sc *scenario.Scenario, o Options) (*packet.Packet,
 			o.Log(fmt.Sprintf("arm %s: %v of load", arm, sc.Clock.Duration.Std()))
 		}
 		run := runArm
-		if o.Executable != "" {
+		if o.Executable != "" && canRunParts {
 			run = runArmParts
 		}
 		a, err := run(ctx, sc, arm, o)
