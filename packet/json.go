@@ -145,6 +145,8 @@ type overheadJSON struct {
 	GeneratorCPUPerRequest float64 `json:"generator_cpu_per_request_ms"`
 	ProxyCPU               float64 `json:"proxy_cpu_s"`
 	ProxyCPUPerRequest     float64 `json:"proxy_cpu_per_request_ms"`
+	ServiceCPU             float64 `json:"service_cpu_s"`
+	ServiceCPUPerRequest   float64 `json:"service_cpu_per_request_ms"`
 	Cores                  int     `json:"cores"`
 	CPUShare               float64 `json:"cpu_share"`
 }
@@ -270,7 +272,8 @@ func (l *Live) wire() liveJSON {
 		Sent: l.Sent, Unsent: l.Unsent, FailedBy: l.FailedBy, Lateness: l.Lateness.wire(),
 		PeakInFlight: l.PeakInFlight, MaxInFlight: l.MaxInFlight, Proxies: l.Proxies,
 		Overhead: overheadJSON{GeneratorCPU: seconds(o.GeneratorCPU), GeneratorCPUPerRequest: ms(o.GeneratorCPUPerRequest),
-			ProxyCPU: seconds(o.ProxyCPU), ProxyCPUPerRequest: ms(o.ProxyCPUPerRequest), Cores: o.Cores, CPUShare: o.CPUShare}}
+			ProxyCPU: seconds(o.ProxyCPU), ProxyCPUPerRequest: ms(o.ProxyCPUPerRequest),
+			ServiceCPU: seconds(o.ServiceCPU), ServiceCPUPerRequest: ms(o.ServiceCPUPerRequest), Cores: o.Cores, CPUShare: o.CPUShare}}
 }
 
 // convertAll maps f over s, keeping nil nil and empty empty (packet.json tells null from []).
@@ -372,6 +375,8 @@ func (w *liveJSON) live(c *durations) *Live {
 			GeneratorCPUPerRequest: c.ms("live.overhead.generator_cpu_per_request_ms", o.GeneratorCPUPerRequest),
 			ProxyCPU:               c.s("live.overhead.proxy_cpu_s", o.ProxyCPU),
 			ProxyCPUPerRequest:     c.ms("live.overhead.proxy_cpu_per_request_ms", o.ProxyCPUPerRequest),
+			ServiceCPU:             c.s("live.overhead.service_cpu_s", o.ServiceCPU),
+			ServiceCPUPerRequest:   c.ms("live.overhead.service_cpu_per_request_ms", o.ServiceCPUPerRequest),
 			Cores:                  o.Cores, CPUShare: o.CPUShare}}
 }
 

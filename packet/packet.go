@@ -135,17 +135,24 @@ type Live struct {
 }
 
 // Overhead is the CPU the lab itself spent on a live run, so that a reader sees when the
-// machine, not the service, is the limit.
+// machine, not the service, is the limit, and the CPU the service under test spent.
 type Overhead struct {
 	// GeneratorCPU is the load generator's process CPU time (user and system) over the
-	// run; when the proxies run in that process it includes theirs, and ProxyCPU is 0.
+	// run; when the other parts run in that process it includes theirs, and ProxyCPU and
+	// ServiceCPU are 0.
 	GeneratorCPU time.Duration `json:"generator_cpu_s"`
 	// GeneratorCPUPerRequest is GeneratorCPU per attempt sent.
 	GeneratorCPUPerRequest time.Duration `json:"generator_cpu_per_request_ms"`
-	// ProxyCPU is the fault proxies' CPU time when they run in processes of their own;
-	// ProxyCPUPerRequest is it per call they received.
+	// ProxyCPU is the fault proxies' and the stub dependencies' CPU time over the run when
+	// they run in processes of their own; ProxyCPUPerRequest is it per call the proxies
+	// received.
 	ProxyCPU           time.Duration `json:"proxy_cpu_s"`
 	ProxyCPUPerRequest time.Duration `json:"proxy_cpu_per_request_ms"`
+	// ServiceCPU is the service's CPU time over the run when it runs in a process of its
+	// own; ServiceCPUPerRequest is it per attempt the generator sent. It is not the lab's
+	// overhead but the work it measured, and not in CPUShare.
+	ServiceCPU           time.Duration `json:"service_cpu_s"`
+	ServiceCPUPerRequest time.Duration `json:"service_cpu_per_request_ms"`
 	// Cores is the CPUs the lab ran on (0: not known); CPUShare is the lab's CPU time
 	// (GeneratorCPU + ProxyCPU) over Elapsed × Cores: near 1, the lab used the whole
 	// machine, and what the service did is bounded by it.

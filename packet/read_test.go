@@ -285,7 +285,7 @@ func FuzzRead(f *testing.F) {
 	lab := syntheticPacket()
 	lab.Arms[0].Source, lab.Arms[1].Source = SourceLive, SourceReplay
 	lab.Arms[0].Live = &Live{Sent: 9, Unsent: 1, FailedBy: map[string]int64{"timeout": 2}, Elapsed: 1500 * time.Millisecond,
-		Overhead: Overhead{GeneratorCPUPerRequest: 21 * time.Microsecond, Cores: 2, CPUShare: 0.25},
+		Overhead: Overhead{GeneratorCPUPerRequest: 21 * time.Microsecond, ServiceCPU: 300 * time.Millisecond, ServiceCPUPerRequest: 33 * time.Microsecond, Cores: 2, CPUShare: 0.25},
 		Proxies:  []ProxyEvidence{{Dependency: "db", Requests: 12, StartedAfterDeadline: 3}}}
 	js, series, events = render(f, lab)
 	f.Add(js, series, events)

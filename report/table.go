@@ -347,6 +347,7 @@ func build(arms []packet.Arm) *table {
 		t.value("generator's send lateness p99 (ms)", live(func(l *packet.Live) string { return msCell(l.Lateness.Count, l.Lateness.P99) }))
 		t.value("generator CPU per attempt (ms)", live(func(l *packet.Live) string { return cpu(l.Overhead.GeneratorCPUPerRequest) }))
 		t.value("proxy CPU per call (ms)", live(func(l *packet.Live) string { return cpu(l.Overhead.ProxyCPUPerRequest) }))
+		t.value("service CPU per attempt (ms)", live(func(l *packet.Live) string { return cpu(l.Overhead.ServiceCPUPerRequest) }))
 		t.value("the lab's share of the machine's CPU", live(func(l *packet.Live) string {
 			if l.Overhead.Cores == 0 {
 				return "–"

@@ -286,7 +286,7 @@ func labPacket() *packet.Packet {
 		}
 		live.Transitions = []packet.Transition{}
 		live.Live = &packet.Live{Sent: live.Totals.Offered - 3, Unsent: 3, Lateness: packet.Percentiles{Count: 9997, P99: 2 * time.Millisecond},
-			Overhead: packet.Overhead{GeneratorCPUPerRequest: 21 * time.Microsecond, ProxyCPUPerRequest: 9 * time.Microsecond, Cores: 2, CPUShare: 0.0315},
+			Overhead: packet.Overhead{GeneratorCPUPerRequest: 21 * time.Microsecond, ProxyCPUPerRequest: 9 * time.Microsecond, ServiceCPUPerRequest: 40 * time.Microsecond, Cores: 2, CPUShare: 0.0315},
 			Proxies:  []packet.ProxyEvidence{{Dependency: "payment-risk", Requests: 10400, WorkStarted: 10390, StartedAfterDeadline: int64(120 - 110*i), StartedAfterCancel: 4}}}
 		replay := seededArm(name, i == 1, 3)
 		replay.Name, replay.Source = packet.ReplayName(name), packet.SourceReplay

@@ -18,11 +18,21 @@ import (
 	"github.com/goodput-lab/goodput/scenario"
 )
 
-// runLab is the 'lab' subcommand: a scenario's arms against real processes on loopback.
+// runLab is the 'lab' subcommand: a scenario's arms against real processes on loopback,
+// the service, the proxies and the stubs each in a process of its own, which is this
+// binary run as the hidden 'goodput lab part' (only with lab.PartEnv set, as the lab sets
+// it for its parts).
 func runLab(args []string, stdout, stderr io.Writer) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	return labCommand(ctx, args, stdout, stderr, lab.Options{})
+	if len(args) > 0 && args[0] == "part" && os.Getenv(lab.PartEnv) == "1" {
+		return lab.RunPart(ctx, args[1:], os.Stdin, stdout)
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return fmt.Errorf("lab: finding this binary to run the parts: %w", err)
+	}
+	return labCommand(ctx, args, stdout, stderr, lab.Options{Executable: exe})
 }
 
 func labUsage(w io.Writer, fs *flag.FlagSet) {
@@ -33,7 +43,10 @@ func labUsage(w io.Writer, fs *flag.FlagSet) {
 	fmt.Fprintln(w, "clock, the reference checkout (goodput demo) under the arm's policy, and the scenario's")
 	fmt.Fprintln(w, "open-loop load (goodput attack) against it; then it stops every part, counts duplicate")
 	fmt.Fprintln(w, "orders by a query on the database and duplicate authorisations at the payment stub,")
-	fmt.Fprintln(w, "and prints the arms side by side. Each arm has \"source\": \"live\". --with-replay also")
+	fmt.Fprintln(w, "and prints the arms side by side. The service, each proxy and each stub runs in a")
+	fmt.Fprintln(w, "process of its own (this binary again), so the packet's live.overhead has the CPU of")
+	fmt.Fprintln(w, "the generator, of the proxies and stubs, and of the service, each also per request.")
+	fmt.Fprintln(w, "Each arm has \"source\": \"live\". --with-replay also")
 	fmt.Fprintln(w, "replays the scenario with the same seed and puts its arms (\"source\": \"replay\",")
 	fmt.Fprintln(w, "named ARM_replay) beside the live ones. --out writes the packet directory: packet.json,")
 	fmt.Fprintln(w, "series.csv, events.jsonl and report.html. On SIGINT or SIGTERM every part stops and")
@@ -118,6 +131,9 @@ func labCommand(ctx context.Context, args []string, stdout, stderr io.Writer, ba
 	}
 	o := base
 	o.Seed, o.DB, o.Arms = seed, f.db, f.arms
+	if o.Executable != "" {
+		o.Scenario = f.file
+	}
 	if o.Log == nil {
 		o.Log = func(line string) { fmt.Fprintln(stderr, "goodput lab:", line) }
 	}

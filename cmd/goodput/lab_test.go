@@ -16,6 +16,22 @@ import (
 
 var loopScenario = filepath.Join("..", "..", "live", "lab", "testdata", "loop.scenario.yaml")
 
+// partsScenario is 4 s of load: goodput lab with its parts in processes of their own.
+var partsScenario = filepath.Join("testdata", "lab-parts.scenario.yaml")
+
+// mainEnv, set to 1, makes the test binary run main instead of the tests: it is goodput.
+const mainEnv = "GOODPUT_TEST_MAIN"
+
+// TestMain runs main when the test binary is re-executed as goodput: by a test (mainEnv) or
+// by goodput lab, which starts its parts as `goodput lab part` with lab.PartEnv set.
+func TestMain(m *testing.M) {
+	if os.Getenv(mainEnv) == "1" || os.Getenv(lab.PartEnv) == "1" {
+		main()
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
 // TestLabUsage gives 'goodput lab' command lines it must refuse as usage errors.
 func TestLabUsage(t *testing.T) {
 	for _, tc := range []struct {

@@ -10,7 +10,9 @@
 //     machine to itself, on the scenario's clock from its own load start): the stub
 //     dependencies, a fault proxy per dependency, the reference service (live/demo) under
 //     the arm's policy and the scenario's load (live/loadgen); then it stops every part,
-//     audits the database by query and converts each arm with Arm. `goodput lab` calls it.
+//     audits the database by query and converts each arm with Arm. `goodput lab` calls it,
+//     with each part but the generator in a process of its own.
+//   - [RunPart] runs one such part in its process: `goodput lab part` calls it.
 //   - [Arm] converts one arm's run: [loadgen.Result] plus [LiveCounts] to a packet arm,
 //     with its populations, per-tick series, objectives (evaluated by the replay's own code,
 //     [packet.Arm.Evaluate]) and invariants.
@@ -39,11 +41,31 @@
 // the series must give tick by tick (with classes through several entries, a tick's
 // attempts are not split by entry, so the series has no per-tick amplification).
 //
-// # Parts in one process
+// # Parts in processes of their own
 //
-// Run starts every part in the calling process, on real loopback sockets and real HTTP,
-// each on goroutines of its own; so the generator's CPU figure (the process's) includes the
-// service's, the proxies' and the stubs', and the CPU each part used is known only
-// roughly. Running each part in a process of its own (a re-exec of the goodput binary
-// per part) is a later option.
+// With [Options.Executable] (`goodput lab` sets it to its own binary), Run starts the
+// stubs, the proxies and the service of each arm each in a child process of its own,
+// `goodput lab part`, serving on a loopback listener the parent opened and passed down (so
+// the ports are the parent's, and a port in use is the parent's error). Each child is
+// started in order (stubs, proxies, then the service) and waited for until it serves,
+// within [PartStartTimeout], with an error naming the part and quoting its stderr
+// otherwise. The parent then sends every part one start instant t0 (a wall clock instant
+// a moment ahead, on stdin) and starts the generator at it: the proxies' schedules count
+// from t0, and each proxy judges every call against its caller's deadline, t0 plus the
+// deadline of the call's logical request in the load plan, which it rebuilds from the
+// same scenario, seed and identity prefix as the generator's (the order is prefix-ID).
+// The payment stub counts its duplicate authorisations by tick from t0. The end of a
+// part's stdin stops it (the service first, waiting for its handlers), and it writes its
+// counters on stdout; the parent audits the database itself, by query, before and after.
+//
+// Each part's CPU over the run is its rusage at exit less its CPU at t0; the generator's
+// is the parent's (getrusage). The packet's [packet.Overhead] has the generator's, the
+// proxies' and stubs' together, and the service's, each also per request; its CPU share
+// is the lab's (generator, proxies, stubs) over the run's time on every core.
+//
+// No part outlives the parent: each runs in a process group of its own (so a terminal's
+// Ctrl-C reaches the parent only, which stops them), on Linux with a parent-death signal,
+// and on any error or interrupt the parent kills every part's process group and waits for
+// it. Without Options.Executable, as in the package's own tests, every part runs in the
+// calling process on goroutines of its own, and the generator's CPU includes theirs.
 package lab

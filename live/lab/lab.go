@@ -27,9 +27,13 @@ type LiveCounts struct {
 	DuplicatesByTick []int64
 	// Proxies are the fault proxies' counters at the end of the run, one per dependency.
 	Proxies []Proxy
-	// ProxyCPU is the proxies' CPU time when they run in processes of their own; zero
-	// when they run in the generator's process (its CPU includes theirs).
+	// ProxyCPU is the proxies' and the stubs' CPU time over the run when they run in
+	// processes of their own; zero when they run in the generator's process (its CPU
+	// includes theirs).
 	ProxyCPU time.Duration
+	// ServiceCPU is the service's CPU time over the run when it runs in a process of its
+	// own; zero when it runs in the generator's.
+	ServiceCPU time.Duration
 	// Cores is the number of CPUs the lab ran on (runtime.NumCPU); zero if not known.
 	Cores int
 }
@@ -269,6 +273,8 @@ func live(res *loadgen.Result, extra LiveCounts, entries []packet.LayerStats) *p
 	o.GeneratorCPU, o.ProxyCPU, o.Cores = res.CPU.Round(time.Microsecond), extra.ProxyCPU.Round(time.Microsecond), extra.Cores
 	o.GeneratorCPUPerRequest = perRequest(res.CPU, sent)
 	o.ProxyCPUPerRequest = perRequest(extra.ProxyCPU, calls)
+	o.ServiceCPU = extra.ServiceCPU.Round(time.Microsecond)
+	o.ServiceCPUPerRequest = perRequest(extra.ServiceCPU, sent)
 	if o.Cores > 0 && res.Elapsed > 0 {
 		share := float64(res.CPU+extra.ProxyCPU) / (float64(res.Elapsed) * float64(o.Cores))
 		o.CPUShare = float64(int64(share*1e4+0.5)) / 1e4

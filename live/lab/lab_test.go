@@ -114,8 +114,9 @@ func counts() LiveCounts {
 		DuplicatesByTick: []int64{0, 1, 1},
 		Proxies: []Proxy{{Dependency: "db", Stats: faultproxy.Stats{Requests: 44, WorkStarted: 42,
 			StartedAfterDeadline: 3, StartedAfterCancel: 1, Cancelled: 2, Rejected: 1, Errors: 1}}},
-		ProxyCPU: 50 * time.Millisecond,
-		Cores:    2,
+		ProxyCPU:   50 * time.Millisecond,
+		ServiceCPU: 120 * time.Millisecond,
+		Cores:      2,
 	}
 }
 
@@ -191,6 +192,9 @@ func TestArmConserves(t *testing.T) {
 	o := l.Overhead
 	if o.GeneratorCPUPerRequest != 10*time.Millisecond || o.ProxyCPUPerRequest != 1136*time.Microsecond || o.CPUShare != 0.045 {
 		t.Errorf("overhead %+v, want 10ms and 1.136ms per request, 4.5%% of 2 cores for 5s", o)
+	}
+	if o.ServiceCPU != 120*time.Millisecond || o.ServiceCPUPerRequest != 3*time.Millisecond {
+		t.Errorf("overhead %+v, want the service's 120ms, 3ms per attempt sent, outside the lab's share", o)
 	}
 	if len(l.Proxies) != 1 || l.Proxies[0].StartedAfterDeadline != 3 {
 		t.Errorf("proxies %+v", l.Proxies)

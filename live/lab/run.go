@@ -48,6 +48,14 @@ type Options struct {
 	MaxInFlight int
 	// Log, when not nil, is called with a line as each arm starts and ends.
 	Log func(string)
+	// Executable, when not empty, is the goodput binary (os.Executable()) that runs each
+	// part but the generator in a process of its own, as `goodput lab part`: the stubs,
+	// the proxies and the service; the packet's overhead then has each one's CPU. Empty
+	// means every part runs in the calling process, as it does off unix. It needs Scenario.
+	Executable string
+	// Scenario is the file the scenario was loaded from, which every part's process
+	// loads; only with Executable.
+	Scenario string
 
 	// wrap, in tests, wraps the service's handler of an arm.
 	wrap func(arm string, store *demo.Store, h http.Handler) http.Handler
@@ -87,7 +95,11 @@ func Run(ctx context.Context, sc *scenario.Scenario, o Options) (*packet.Packet,
 		if o.Log != nil {
 			o.Log(fmt.Sprintf("arm %s: %v of load", arm, sc.Clock.Duration.Std()))
 		}
-		a, err := runArm(ctx, sc, arm, o)
+		run := runArm
+		if o.Executable != "" && canRunParts {
+			run = runArmParts
+		}
+		a, err := run(ctx, sc, arm, o)
 		if err != nil {
 			return nil, fmt.Errorf("lab: arm %s: %w", arm, err)
 		}
@@ -478,6 +490,17 @@ func (c *callerDeadlines) record(work *sync.WaitGroup, h http.Handler) http.Hand
 // that deadline to the proxy in place of any of its own; the proxy only counts by it, and
 // the stub behind it reads none.
 func (c *callerDeadlines) stamp(h http.Handler) http.Handler {
+	return stampDeadlines(func(order string) (time.Time, bool) {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		dl, ok := c.m[order]
+		return dl, ok
+	}, h)
+}
+
+// stampDeadlines wraps a proxy: a call whose body names an order whose caller's deadline
+// lookup knows carries that deadline in place of any of its own.
+func stampDeadlines(lookup func(order string) (time.Time, bool), h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Body != nil && r.Body != http.NoBody {
 			body, err := io.ReadAll(io.LimitReader(r.Body, 1<<16))
@@ -491,10 +514,7 @@ func (c *callerDeadlines) stamp(h http.Handler) http.Handler {
 				Order string `json:"order"`
 			}
 			if json.Unmarshal(body, &call) == nil && call.Order != "" {
-				c.mu.Lock()
-				dl, ok := c.m[call.Order]
-				c.mu.Unlock()
-				if ok {
+				if dl, ok := lookup(call.Order); ok {
 					deadline.Inject(r.Header, dl, time.Now())
 				}
 			}

@@ -1,0 +1,20 @@
+//go:build unix && !linux
+
+package lab
+
+import (
+	"os/exec"
+	"syscall"
+)
+
+// isolate puts a part in a process group of its own, so that a terminal's Ctrl-C reaches
+// the parent only, which stops it. Without Linux's Pdeathsig, a part whose parent died
+// stops when its stdin ends.
+func isolate(cmd *exec.Cmd) {
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+}
+
+// killGroup kills the part's process group.
+func killGroup(pid int) { _ = syscall.Kill(-pid, syscall.SIGKILL) }
+
+const canRunParts = true
