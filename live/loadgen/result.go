@@ -53,10 +53,13 @@ type Result struct {
 type ClassResult struct {
 	Name string `json:"name"`
 	// Offered is how many the plan scheduled; Sent how many got a first attempt; Unsent
-	// how many did not, because their deadline passed while every worker was busy.
+	// how many did not, because their deadline passed while every worker was busy or
+	// because they name an order ({{.Order}}) and none was acknowledged yet: NoOrder of
+	// them, not the service's doing.
 	Offered int64 `json:"offered"`
 	Sent    int64 `json:"sent"`
 	Unsent  int64 `json:"unsent"`
+	NoOrder int64 `json:"no_order,omitempty"`
 	// Goodput is 2xx before the deadline; Late 2xx after it; Rejected a final 429 or 503;
 	// Failed anything else (a timeout, a transport error, another status, cut at the end).
 	Goodput  int64 `json:"goodput"`
@@ -245,10 +248,10 @@ type stats struct {
 }
 
 type classStats struct {
-	sent, unsent, goodput, late, rejected, failed, attempts int64
-	latency                                                 *hdr.Histogram
-	rejections                                              map[Rejection]int64 // Count unused
-	failures                                                map[string]int64
+	sent, unsent, noOrder, goodput, late, rejected, failed, attempts int64
+	latency                                                          *hdr.Histogram
+	rejections                                                       map[Rejection]int64 // Count unused
+	failures                                                         map[string]int64
 }
 
 func newStats(classes int) *stats {
@@ -314,6 +317,7 @@ func (a *Attacker) result(offered []int64, workers int) *Result {
 			cs := &s.classes[ci]
 			cr.Sent += cs.sent
 			cr.Unsent += cs.unsent
+			cr.NoOrder += cs.noOrder
 			cr.Goodput += cs.goodput
 			cr.Late += cs.late
 			cr.Rejected += cs.rejected
@@ -335,6 +339,7 @@ func (a *Attacker) result(offered []int64, workers int) *Result {
 		total.Offered += cr.Offered
 		total.Sent += cr.Sent
 		total.Unsent += cr.Unsent
+		total.NoOrder += cr.NoOrder
 		total.Goodput += cr.Goodput
 		total.Late += cr.Late
 		total.Rejected += cr.Rejected
