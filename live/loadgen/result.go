@@ -90,10 +90,10 @@ type Failure struct {
 	Count int64  `json:"count"`
 }
 
-// Percentiles summarises a histogram of durations.
+// Percentiles summarises a histogram of durations: its count, percentiles, most and mean.
 type Percentiles struct {
-	Count                    int64
-	P50, P90, P99, P999, Max time.Duration
+	Count                          int64
+	P50, P90, P99, P999, Max, Mean time.Duration
 }
 
 // MarshalJSON writes the durations in milliseconds.
@@ -106,7 +106,8 @@ func (p Percentiles) MarshalJSON() ([]byte, error) {
 		P99   float64 `json:"p99_ms"`
 		P999  float64 `json:"p999_ms"`
 		Max   float64 `json:"max_ms"`
-	}{p.Count, ms(p.P50), ms(p.P90), ms(p.P99), ms(p.P999), ms(p.Max)})
+		Mean  float64 `json:"mean_ms"`
+	}{p.Count, ms(p.P50), ms(p.P90), ms(p.P99), ms(p.P999), ms(p.Max), ms(p.Mean)})
 }
 
 // Row is one tick of a run. Offered, Sent and Unsent count by intended send time, Attempts
@@ -148,7 +149,8 @@ func percentiles(h *hdr.Histogram) Percentiles {
 	}
 	us := func(v int64) time.Duration { return time.Duration(v) * time.Microsecond }
 	return Percentiles{Count: h.TotalCount(), P50: us(h.ValueAtQuantile(50)), P90: us(h.ValueAtQuantile(90)),
-		P99: us(h.ValueAtQuantile(99)), P999: us(h.ValueAtQuantile(99.9)), Max: us(h.Max())}
+		P99: us(h.ValueAtQuantile(99)), P999: us(h.ValueAtQuantile(99.9)), Max: us(h.Max()),
+		Mean: time.Duration(h.Mean() * float64(time.Microsecond))}
 }
 
 // row is one tick's counters, added to by every worker.
