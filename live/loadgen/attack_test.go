@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -487,5 +488,75 @@ func TestOrderLookupsBadInput(t *testing.T) {
 		[]Class{{Name: "lookup", Share: 1, Deadline: time.Second, Path: "/orders/{{.Nope}}"}}, 1)
 	if _, err := New(p, "http://127.0.0.1:1", Options{}); err == nil || !strings.Contains(err.Error(), "expected only") {
 		t.Errorf("New: %v; want a template error", err)
+	}
+}
+
+// stepClock is a Clock whose time moves only when slept on; it records the instants the
+// sleeps end at. Safe for concurrent use.
+type stepClock struct {
+	mu    sync.Mutex
+	now   time.Time
+	wakes []time.Time
+}
+
+func (c *stepClock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.now }
+func (c *stepClock) Sleep(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(d)
+	c.wakes = append(c.wakes, c.now)
+}
+
+// The pacer wakes at most once a quantum and then sends every request due: no request
+// waits more than a quantum past its intended send time for a wake, and below 1/quantum
+// requests a second each has a wake of its own, at its time. (The clock moves only when
+// the pacer sleeps, so the wakes are exact.)
+func TestPacerQuantum(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {}))
+	defer srv.Close()
+	for _, rate := range []scenario.Rate{4000, 500} {
+		t.Run(fmt.Sprint(rate), func(t *testing.T) {
+			plan := func() *Plan {
+				p, err := ConstantPlan(rate, 20*time.Millisecond, false, Class{Deadline: time.Hour}, 1)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return p
+			}
+			clock := &stepClock{now: time.Now()}
+			start := clock.now
+			a, err := New(plan(), srv.URL, Options{Clock: clock, Drain: time.Millisecond})
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := a.Run(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			clock.mu.Lock()
+			defer clock.mu.Unlock()
+			var wakes []time.Duration
+			for i, w := range clock.wakes {
+				wakes = append(wakes, w.Sub(start))
+				if i > 0 && wakes[i]-wakes[i-1] < pacerQuantum {
+					t.Errorf("wakes at %s and %s; want a quantum (%s) apart at least", wakes[i-1], wakes[i], pacerQuantum)
+				}
+			}
+			p := plan()
+			for r, ok := p.Next(); ok; r, ok = p.Next() {
+				i := slices.IndexFunc(wakes, func(w time.Duration) bool { return w >= r.At })
+				switch {
+				case i < 0:
+					t.Errorf("request %d at %s: no wake after it", r.ID, r.At)
+				case wakes[i]-r.At > pacerQuantum:
+					t.Errorf("request %d at %s: first wake after it at %s, more than a quantum late", r.ID, r.At, wakes[i])
+				case rate < scenario.Rate(time.Second/pacerQuantum) && wakes[i] != r.At:
+					t.Errorf("request %d at %s: woken at %s; want on time", r.ID, r.At, wakes[i])
+				}
+			}
+			if res.Total.Sent != res.Total.Offered || res.Total.Offered != int64(rate)/50-1 {
+				t.Errorf("%d of %d sent; want all of %d", res.Total.Sent, res.Total.Offered, int64(rate)/50-1)
+			}
+		})
 	}
 }
