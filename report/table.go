@@ -358,7 +358,7 @@ func build(arms []packet.Arm) *table {
 		cpu := func(d time.Duration) string { return Float(packet.Milliseconds(d), 3) }
 		t.section(sectionLive)
 		t.value("sent by the generator", live(func(l *packet.Live) string { return Int(l.Sent) }))
-		t.value("not sent: deadline passed with every worker busy", live(func(l *packet.Live) string { return Int(l.Unsent) }))
+		t.value("not sent: every worker busy past the deadline, or no order yet to name", live(func(l *packet.Live) string { return Int(l.Unsent) }))
 		t.value("generator's send lateness p99 (ms)", live(func(l *packet.Live) string { return msCell(l.Lateness.Count, l.Lateness.P99) }))
 		t.value("generator CPU per attempt (ms)", live(func(l *packet.Live) string { return cpu(l.Overhead.GeneratorCPUPerRequest) }))
 		t.value("proxy CPU per call (ms)", live(func(l *packet.Live) string { return cpu(l.Overhead.ProxyCPUPerRequest) }))
