@@ -116,7 +116,8 @@ type Live struct {
 	Interrupted bool `json:"interrupted"`
 	// Sent counts the logical requests that got a first attempt; Unsent those that did not,
 	// because their deadline passed while every worker was busy (the machine's limit, not
-	// the service's).
+	// the service's) or because they name an order ({{.Order}}) and none was acknowledged
+	// yet.
 	Sent   int64 `json:"sent"`
 	Unsent int64 `json:"unsent"`
 	// FailedBy breaks Totals.Failed down by the generator's cause ("timeout", "error",

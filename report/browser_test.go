@@ -20,7 +20,9 @@ type drawn struct {
 	DocScrollW float64 `json:"docScrollW"`
 	InnerWidth float64 `json:"innerWidth"`
 	Scripts    int     `json:"scripts"`
-	Charts     []struct {
+	// KeyOverflow is how far the key figures' table is wider than its box (it scrolls).
+	KeyOverflow float64 `json:"keyOverflow"`
+	Charts      []struct {
 		ID      string    `json:"id"`
 		Width   float64   `json:"width"`
 		Height  float64   `json:"height"`
@@ -44,16 +46,19 @@ const drawnJS = `(() => {
       lines: [...svg.querySelectorAll('polyline')].map(p => p.getTotalLength()),
       overlap: overlap});
   }
+  const key = document.querySelector('#key-figures .scroll');
   return {docScrollW: document.documentElement.scrollWidth, innerWidth: innerWidth,
-    scripts: document.scripts.length, charts: charts};
+    scripts: document.scripts.length, keyOverflow: key ? key.scrollWidth - key.clientWidth : 0, charts: charts};
 })()`
 
-// TestBrowserReport opens three report pages in headless Chromium — the golden page of the
-// synthetic packet (testdata/report.html), the Northstar replay's
-// (examples/northstar/packet/report.html) and its cache variant's — at phone (375 px) and desktop (1280 px) widths
+// TestBrowserReport opens four report pages in headless Chromium — the golden pages of the
+// synthetic packet (testdata/report.html) and of a lab's (testdata/report-lab.html), the
+// Northstar replay's (examples/northstar/packet/report.html) and its cache variant's — at
+// phone (375 px) and desktop (1280 px) widths
 // and with the print stylesheet on an A4 width (794 px): the page does not scroll sideways
 // (wide charts and tables scroll in their own boxes), every chart is drawn with lines of
-// some length, no two marker labels overlap, and the page requests nothing but itself.
+// some length, no two marker labels overlap, the key figures fit at 1280 px, and the page
+// requests nothing but itself.
 // Full-page screenshots go to $GOODPUT_ARTIFACTS (or a temporary directory); with
 // $GOODPUT_SCREENSHOT_DIR set, the top of the Northstar page at 1280 px is also written
 // there as replay-northstar.png (the README's screenshot).
@@ -63,12 +68,17 @@ func TestBrowserReport(t *testing.T) {
 		"northstar": filepath.Join("..", "examples", "northstar", "packet", HTMLFile),
 		// With caches: their hit-ratio and entries charts.
 		"northstar-cache": filepath.Join("..", "examples", "northstar", "cache", "packet", HTMLFile),
+		// A lab's four arms, two live and two replayed: their key figures fit 1280 px.
+		"lab": filepath.Join("testdata", "report-lab.html"),
 	}, func(t *testing.T, br *browsertest.Browser, page string, width int64, media string) {
 		m, err := chromedp.Run(br.Context(), chromedp.Evaluate[drawn](drawnJS))
 		if err != nil {
 			t.Fatal(err)
 		}
 		checkDrawn(t, m)
+		if width == 1280 && m.KeyOverflow > 0.5 {
+			t.Errorf("the key figures scroll sideways at 1280 px: %v px wider than their box", m.KeyOverflow)
+		}
 		if page == "northstar" && width == 1280 && media == "" {
 			// The README shows the top of the page: the key figures and the first charts.
 			screenshotTop(t, br, 1500, "replay-northstar.png")

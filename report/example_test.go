@@ -52,6 +52,7 @@ func ExampleTable() {
 	// Optional features shed (not requests: a request may lose several)
 	//   features shed                                                     0     0.0
 	// Completion latency of admitted requests, any outcome (ms)
+	//   mean                                                          725.0
 	//   p50                                                           300.0
 	//   p99                                                         2,000.9
 	//   p99.9                                                       2,000.9

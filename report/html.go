@@ -37,6 +37,9 @@ var style = func() template.CSS {
 	return template.CSS(b)
 }()
 
+// reportStyle is the stylesheet and the report page's own rules.
+var reportStyle = pageStyle("report.css")
+
 // HTML writes the replay report of p: one self-contained page (no script, no request for
 // anything outside it) that a browser shows and prints as it is. It holds the key figures
 // of every arm; line charts of the per-tick series on the run's clock, one line per arm
@@ -85,9 +88,18 @@ type page struct {
 type armView struct {
 	Name  string
 	Label string // the name, with the source in a packet that says it: "baseline (live)"
-	Class string // arm0, arm1 …: the line colour
+	// Source is the arm's source (live, replay) when the packet says it: the tables'
+	// headers show it on a line of its own under the name, so four arms fit 1280 px.
+	Source string
+	Class  string // arm0, arm1 …: the line colour
 	// Dashed marks a replay drawn beside its live arm, in the live arm's colour.
 	Dashed bool
+}
+
+// Header is the arm's name for a table's header: escaped, with a line-break opportunity
+// after each underscore, so that protected_replay wraps as protected_ / replay.
+func (v armView) Header() template.HTML {
+	return template.HTML(strings.ReplaceAll(template.HTMLEscapeString(v.Name), "_", "_<wbr>"))
 }
 
 // armViews names and colours arms: a replay beside its live arm ([packet.ReplayName])
@@ -97,7 +109,7 @@ func armViews(arms []packet.Arm) []armView {
 	out := make([]armView, len(arms))
 	colour := 0
 	for i, a := range arms {
-		v := armView{Name: a.Name, Label: a.Name}
+		v := armView{Name: a.Name, Label: a.Name, Source: a.Source}
 		if a.Source != "" {
 			v.Label += " (" + a.Source + ")"
 		}
@@ -154,7 +166,7 @@ type transitionRow struct {
 func (pg *page) Columns() int { return 1 + 2*len(pg.Arms) }
 
 func newPage(p *packet.Packet) *page {
-	pg := &page{Style: style, Scenario: p.Scenario, Seed: p.Seed, Summary: summary(p), Set: strings.Join(p.Set, "; "),
+	pg := &page{Style: reportStyle, Scenario: p.Scenario, Seed: p.Seed, Summary: summary(p), Set: strings.Join(p.Set, "; "),
 		Files: []string{packet.JSONFile, packet.SeriesFile, packet.EventsFile}}
 	if len(p.Arms) == 0 {
 		return pg
@@ -220,6 +232,7 @@ func keyFigures(arms []packet.Arm) []keyRow {
 		row("goodput / offered", func(a packet.Arm) cell { return text(percent(a.Totals.Goodput, a.Totals.Offered)) }),
 		row("goodput per second, mean over the run", func(a packet.Arm) cell { return text(perSecond(a.Totals.Goodput, a.Duration)) }),
 		row("amplification (attempts per offered, the most amplified layer)", func(a packet.Arm) cell { return text(times(a.Amplification.Total)) }),
+		row("completion latency mean, admitted requests (ms)", func(a packet.Arm) cell { return text(meanCell(a.Latency)) }),
 		row("completion latency p99, admitted requests (ms)", func(a packet.Arm) cell { return text(msCell(a.Latency.Count, a.Latency.P99)) }),
 		row("oldest queue age, highest sample (ms)", func(a packet.Arm) cell { return text(sampled(a, a.Queue.AgeMax)) }),
 		row("duplicate mutations", func(a packet.Arm) cell { return text(Int(a.Duplicates.Total())) }),

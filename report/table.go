@@ -197,6 +197,7 @@ func build(arms []packet.Arm) *table {
 	}
 
 	t.section(sectionLatency)
+	t.value("mean", func(a packet.Arm) string { return meanCell(a.Latency) })
 	t.value("p50", func(a packet.Arm) string { return msCell(a.Latency.Count, a.Latency.P50) })
 	t.value("p99", func(a packet.Arm) string { return msCell(a.Latency.Count, a.Latency.P99) })
 	t.value("p99.9", func(a packet.Arm) string { return msCell(a.Latency.Count, a.Latency.P999) })
@@ -253,22 +254,36 @@ func build(arms []packet.Arm) *table {
 				}
 				return packet.DependencyStats{}, false
 			}
-			t.count(dep+" calls", func(a packet.Arm) int64 { d, _ := get(a); return d.Calls })
+			// An arm without the dependency's figures (a live arm measures none) shows
+			// dashes, not zeros.
+			t.row(dep+" calls", func(a packet.Arm) (string, string) {
+				d, ok := get(a)
+				if !ok {
+					return "–", ""
+				}
+				return Int(d.Calls), perSecond(d.Calls, a.Duration)
+			})
 			t.value(dep+" service time p99 (ms)", func(a packet.Arm) string {
 				d, ok := get(a)
 				if !ok {
-					return ""
+					return "–"
 				}
 				return msCell(d.ServiceTime.Count, d.ServiceTime.P99)
 			})
 			t.value(dep+" connection wait p99 (ms)", func(a packet.Arm) string {
 				d, ok := get(a)
 				if !ok {
-					return ""
+					return "–"
 				}
 				return msCell(d.ConnWait.Count, d.ConnWait.P99)
 			})
-			t.value(dep+" calls in service, highest sample", func(a packet.Arm) string { d, _ := get(a); return Int(int64(d.ConcurrencyMax)) })
+			t.value(dep+" calls in service, highest sample", func(a packet.Arm) string {
+				d, ok := get(a)
+				if !ok {
+					return "–"
+				}
+				return Int(int64(d.ConcurrencyMax))
+			})
 		}
 	}
 
@@ -343,7 +358,7 @@ func build(arms []packet.Arm) *table {
 		cpu := func(d time.Duration) string { return Float(packet.Milliseconds(d), 3) }
 		t.section(sectionLive)
 		t.value("sent by the generator", live(func(l *packet.Live) string { return Int(l.Sent) }))
-		t.value("not sent: deadline passed with every worker busy", live(func(l *packet.Live) string { return Int(l.Unsent) }))
+		t.value("not sent: every worker busy past the deadline, or no order yet to name", live(func(l *packet.Live) string { return Int(l.Unsent) }))
 		t.value("generator's send lateness p99 (ms)", live(func(l *packet.Live) string { return msCell(l.Lateness.Count, l.Lateness.P99) }))
 		t.value("generator CPU per attempt (ms)", live(func(l *packet.Live) string { return cpu(l.Overhead.GeneratorCPUPerRequest) }))
 		t.value("proxy CPU per call (ms)", live(func(l *packet.Live) string { return cpu(l.Overhead.ProxyCPUPerRequest) }))
@@ -747,6 +762,15 @@ func mark(pass bool) string {
 		return "✓"
 	}
 	return "✗"
+}
+
+// meanCell formats a mean in ms, or a dash when there is none (no count, or a packet
+// written before its arm had means).
+func meanCell(p packet.Percentiles) string {
+	if p.Mean == 0 {
+		return "–"
+	}
+	return msCell(p.Count, p.Mean)
 }
 
 func msCell(count int64, v time.Duration) string {

@@ -285,6 +285,7 @@ func labPacket() *packet.Packet {
 			live.Series[j].Sampled, live.Series[j].Sample = false, packet.Sample{}
 		}
 		live.Transitions = []packet.Transition{}
+		live.Dependencies = []packet.DependencyStats{} // a live arm measures no simulated dependency, as live/lab writes it
 		live.Live = &packet.Live{Sent: live.Totals.Offered - 3, Unsent: 3, Lateness: packet.Percentiles{Count: 9997, P99: 2 * time.Millisecond},
 			Overhead: packet.Overhead{GeneratorCPUPerRequest: 21 * time.Microsecond, ProxyCPUPerRequest: 9 * time.Microsecond, ServiceCPUPerRequest: 40 * time.Microsecond, Cores: 2, CPUShare: 0.0315},
 			Proxies:  []packet.ProxyEvidence{{Dependency: "payment-risk", Requests: 10400, WorkStarted: 10390, StartedAfterDeadline: int64(120 - 110*i), StartedAfterCancel: 4}}}
@@ -310,6 +311,12 @@ func TestTableLabGolden(t *testing.T) {
 		for _, want := range []string{"goodput lab: synthetic", "run live and simulated", "Replay against the live run", "baseline (live) against baseline_replay"} {
 			if !strings.Contains(out, want) {
 				t.Errorf("width %d: the table lacks %q", width, want)
+			}
+		}
+		// The live arms have no dependency figures: dashes, where zeros were shown before.
+		for _, line := range strings.Split(out, "\n") {
+			if strings.HasPrefix(line, "  payment-risk ") && (strings.Count(line, "–") != 2 || strings.Contains(line, " 0 ")) {
+				t.Errorf("width %d: %q; want a dash in each live arm's column", width, line)
 			}
 		}
 		golden(t, fmt.Sprintf("table-lab-%d.txt", width), b.Bytes())

@@ -143,10 +143,16 @@ type HTTP struct {
 	// Path is the path on the target, starting with /, with an optional ?query. Empty
 	// means /.
 	Path string `yaml:"path,omitempty" json:"path,omitempty,omitzero"`
-	// Body is the request body: text in which {{.ID}}, {{.Key}} and {{.Class}} (the only
-	// actions allowed) are replaced for each logical request (see [BodyData]). Empty sends
-	// no body.
+	// Path may also hold the actions a body may (see [HTTP.PathTemplate]), e.g.
+	// /orders/{{.Order}}.
+	//
+	// Body is the request body: text in which {{.ID}}, {{.Key}}, {{.Class}} and {{.Order}}
+	// (the only actions allowed) are replaced for each logical request (see [BodyData]).
+	// Empty sends no body.
 	Body string `yaml:"body,omitempty" json:"body,omitempty,omitzero"`
+	// OrdersFrom names the classes whose acknowledged (2xx) requests {{.Order}} names:
+	// a path or body using {{.Order}} needs it, e.g. [new_checkout].
+	OrdersFrom []string `yaml:"orders_from,omitempty" json:"orders_from,omitempty,omitzero"`
 }
 
 // Mutation kinds: the correctness-sensitive effects a stage can have. A mutation executed
@@ -1266,6 +1272,7 @@ func (v *validator) classes(n topoNames) {
 			v.addf(p+".deadline", "deadline is %s; expected a positive end-to-end deadline, e.g. 1.8s", c.Deadline)
 		}
 		v.classHTTP(p+".http", c.HTTP)
+		v.ordersFrom(p+".http.orders_from", c, cs)
 		if c.Admission != "" && !oneOf(c.Admission, AdmissionContinuation, AdmissionLookup, AdmissionStandard, AdmissionSheddable) {
 			v.addf(p+".admission", "unknown admission class %q; expected continuation, lookup, standard or sheddable", c.Admission)
 		}

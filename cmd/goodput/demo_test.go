@@ -106,7 +106,7 @@ func TestDemoCommand(t *testing.T) {
 
 	err, stdout, stderr = stopDep()
 	var st demo.StubStats
-	if err != nil || json.Unmarshal([]byte(stdout), &st) != nil || st.Authorisations != 2 || st.DuplicateAuthorisations != 1 || st.Scores != 2 {
+	if err != nil || json.Unmarshal([]byte(stdout), &st) != nil || st.Authorisations != 1 || st.AuthorisationReplays != 1 || st.DuplicateAuthorisations != 0 || st.Scores != 2 {
 		t.Errorf("dependency: %v, stdout %q, stderr %q", err, stdout, stderr)
 	}
 	if !strings.HasPrefix(stderr, "goodput demo dependency: listening on "+dep+", kind all\n") {

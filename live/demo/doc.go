@@ -39,6 +39,6 @@
 // PostgreSQL (a postgres:// URL, through pgx). The orders table's primary key is
 // the logical identity, so the database refuses a duplicate commit; the refusal
 // is a row of the refusals table, and [Store.Audit] counts both by queries.
-// [Stub] counts payment authorisations by identity, so duplicate authorisations
-// are counted too (GET /_stub/stats).
+// [Stub] counts payment authorisations by order and operation, so duplicate
+// authorisations are counted too, whatever key each carried (GET /_stub/stats).
 package demo

@@ -74,11 +74,11 @@ func Example() {
 	a, err := store.Audit(ctx)
 	fmt.Printf("audit: %d orders, %d duplicates, %d refused (%v)\n", a.Orders, a.Duplicates, a.Refused, err)
 	st := stub.Stats()
-	fmt.Printf("stub: %d authorisations, %d duplicate\n", st.Authorisations, st.DuplicateAuthorisations)
+	fmt.Printf("stub: %d authorisation, %d replayed, %d duplicate\n", st.Authorisations, st.AuthorisationReplays, st.DuplicateAuthorisations)
 	// Output:
 	// 201 ord-0bafe22156d2698c authorised duplicate: false
 	// 200 ord-0bafe22156d2698c authorised duplicate: true
 	// lookup: 200
 	// audit: 1 orders, 0 duplicates, 1 refused (<nil>)
-	// stub: 2 authorisations, 1 duplicate
+	// stub: 1 authorisation, 1 replayed, 0 duplicate
 }

@@ -211,9 +211,15 @@ func TestRoutes(t *testing.T) {
 			if err != nil || a != (Audit{Orders: 5, Identities: 5, Refused: 2, RefusedIdentities: 1}) {
 				t.Errorf("audit: %+v, %v", a, err)
 			}
+			// c-1's second checkout authorises its order again: under the protected arm
+			// with c-1's key, a replay at the stub; the baseline sends no key, a duplicate.
 			st := l.stub.Stats()
-			if st.Authorisations != 3 || st.DuplicateAuthorisations != 1 || st.Scores != 3 || st.Captures != 4 {
-				t.Errorf("stub: %+v", st)
+			auths, dups, replays := int64(2), int64(0), int64(1)
+			if arm == "baseline" {
+				auths, dups, replays = 3, 1, 0
+			}
+			if st.Authorisations != auths || st.DuplicateAuthorisations != dups || st.AuthorisationReplays != replays || st.Scores != 3 || st.Captures != 4 || st.DuplicateCaptures != 0 {
+				t.Errorf("stub: %+v; want %d authorisations, %d duplicate, %d replayed", st, auths, dups, replays)
 			}
 
 			_, _, metrics := l.do(t, "GET", "/metrics", "", "")
@@ -239,7 +245,7 @@ func TestRoutes(t *testing.T) {
 }
 
 // Commits of one identity at once: one row, the others refused by the database and
-// counted by a query; the stub sees every authorisation.
+// counted by a query; the stub authorises the order once and replays the others.
 func TestConcurrentDuplicates(t *testing.T) {
 	testConcurrentDuplicates(t, "")
 }
@@ -271,8 +277,9 @@ func testConcurrentDuplicates(t *testing.T, dsn string) {
 	if err := l.store.DB().QueryRow(`SELECT COUNT(*) FROM refusals WHERE identity = 'same'`).Scan(&rows); err != nil || rows != n-1 {
 		t.Errorf("refusals: %d, %v", rows, err)
 	}
-	if st := l.stub.Stats(); st.Authorisations != n || st.DuplicateAuthorisations != n-1 || st.AuthorisedKeys != 1 {
-		t.Errorf("stub: %+v", st)
+	// One key: one authorisation, the others replays of it, none a duplicate.
+	if st := l.stub.Stats(); st.Authorisations != 1 || st.AuthorisationReplays != n-1 || st.DuplicateAuthorisations != 0 || st.AuthorisedOrders != 1 {
+		t.Errorf("stub: %+v; want 1 authorisation, %d replays", st, n-1)
 	}
 }
 
@@ -458,6 +465,8 @@ func TestDependencyRetries(t *testing.T) {
 	}
 }
 
+// The payment stub counts duplicates by order and operation: a call again with its key is
+// a replay, another key (or none) for an authorised order a duplicate.
 func TestStub(t *testing.T) {
 	if _, err := NewStub("fraud", 0); err == nil || !strings.Contains(err.Error(), "expected risk, payment or all") {
 		t.Errorf("NewStub(fraud): %v", err)
@@ -470,15 +479,20 @@ func TestStub(t *testing.T) {
 	for _, tc := range []struct {
 		path, key, body string
 		status          int
+		in              string
+		dups, replays   int64 // DuplicateAuthorisations and AuthorisationReplays after it
 	}{
-		{"/authorise", "a", `{"order":"x"}`, 200},
-		{"/authorise", "", `{"order":"a"}`, 200}, // the body's order when there is no key
-		{"/authorise", "b", ``, 200},
-		{"/authorise", "c", ``, 200}, // past maxKeys: untracked
-		{"/capture", "a", ``, 200},
-		{"/score", "a", ``, 404},
-		{"/authorise", "", ``, 400},
-		{"/authorise", "d", `[`, 400},
+		{"/authorise", "a", `{"order":"x"}`, 200, `"replay":false`, 0, 0},
+		{"/authorise", "a", `{"order":"x"}`, 200, `"replay":true`, 0, 1},  // a retry of that call
+		{"/authorise", "b", `{"order":"x"}`, 200, `"replay":false`, 1, 1}, // x again, another key
+		{"/authorise", "", `{"order":"x"}`, 200, `"replay":false`, 2, 1},  // x again, no key
+		{"/authorise", "", `{"order":"y"}`, 200, `"order":"y"`, 2, 1},
+		{"/capture", "a", `{"order":"x"}`, 200, `"replay":false`, 2, 1}, // another operation
+		{"/authorise", "a", `{"order":"z"}`, 422, `used for order "x"`, 2, 1},
+		{"/authorise", "c", ``, 400, "no order", 2, 1},
+		{"/score", "a", `{"order":"x"}`, 404, "", 2, 1},
+		{"/authorise", "d", `[`, 400, "expected JSON", 2, 1},
+		{"/authorise", "e", `{"order":"w"}`, 200, "", 2, 1}, // past maxKeys: key and order untracked
 	} {
 		req, _ := http.NewRequest("POST", srv.URL+tc.path, strings.NewReader(tc.body))
 		if tc.key != "" {
@@ -488,9 +502,12 @@ func TestStub(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		body, _ := io.ReadAll(resp.Body)
 		resp.Body.Close()
-		if resp.StatusCode != tc.status {
-			t.Errorf("%s %s %q: %d; want %d", tc.path, tc.key, tc.body, resp.StatusCode, tc.status)
+		st := s.Stats()
+		if resp.StatusCode != tc.status || !strings.Contains(string(body), tc.in) || st.DuplicateAuthorisations != tc.dups || st.AuthorisationReplays != tc.replays {
+			t.Errorf("%s %s %q: %d %s, %d duplicates, %d replays; want %d containing %q, %d, %d",
+				tc.path, tc.key, tc.body, resp.StatusCode, body, st.DuplicateAuthorisations, st.AuthorisationReplays, tc.status, tc.in, tc.dups, tc.replays)
 		}
 	}
 	resp, err := c.Get(srv.URL + "/_stub/stats")
@@ -500,7 +517,8 @@ func TestStub(t *testing.T) {
 	var st StubStats
 	err = json.NewDecoder(resp.Body).Decode(&st)
 	resp.Body.Close()
-	want := StubStats{Kind: KindPayment, Calls: 8, Refused: 3, Authorisations: 4, AuthorisedKeys: 2, DuplicateAuthorisations: 1, Untracked: 1, Captures: 1, CapturedKeys: 1}
+	want := StubStats{Kind: KindPayment, Calls: 11, Refused: 4, Authorisations: 5, AuthorisedOrders: 2, DuplicateAuthorisations: 2,
+		AuthorisationReplays: 1, Untracked: 2, Captures: 1, CapturedOrders: 1}
 	if err != nil || st != want {
 		t.Errorf("stats %+v (%v); want %+v", st, err, want)
 	}

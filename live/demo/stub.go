@@ -21,17 +21,25 @@ const (
 const DefaultMaxKeys = 1 << 22
 
 // Stub is a stub dependency: it answers at once (service time and faults are the fault
-// proxy's) and records each authorisation and capture by the call's identity: its
-// Idempotency-Key, else the body's {"order": …}. GET /_stub/stats answers [StubStats] as
-// JSON. Build it with [NewStub].
+// proxy's) and records each authorisation and capture by the order it is for (the body's
+// {"order": …}) and the operation (the path). It is idempotent as a payment provider is: a
+// call whose Idempotency-Key it has seen on that path is answered again, not authorised
+// again (a replay); a second authorisation of one order under another key, or none, is a
+// duplicate. GET /_stub/stats answers [StubStats] as JSON. Build it with [NewStub].
 type Stub struct {
 	kind    string
 	maxKeys int
 
-	mu    sync.Mutex
-	stats StubStats
-	auth  map[string]struct{}
-	capt  map[string]struct{}
+	mu         sync.Mutex
+	stats      StubStats
+	auth, capt route
+}
+
+// route is what a [Stub] remembers of one operation: the orders done and the keys seen
+// (each with its order).
+type route struct {
+	orders map[string]struct{}
+	keys   map[string]string
 }
 
 // StubStats is what a [Stub] has answered.
@@ -43,23 +51,28 @@ type StubStats struct {
 	Refused int64 `json:"refused"`
 	// Scores is the risk checks answered.
 	Scores int64 `json:"scores"`
-	// Authorisations is the payment authorisations made; AuthorisedKeys the distinct
-	// identities among them; DuplicateAuthorisations those of an identity authorised
-	// before (a payment authorised twice).
+	// Authorisations is the payment authorisations made, replays excepted;
+	// AuthorisedOrders the distinct orders among them; DuplicateAuthorisations those of
+	// an order authorised before (a payment authorised twice, whatever key each carried).
+	// AuthorisationReplays is the calls that carried the Idempotency-Key of an earlier
+	// authorisation: answered again, not authorised again, and no duplicate.
 	Authorisations          int64 `json:"authorisations"`
-	AuthorisedKeys          int64 `json:"authorised_keys"`
+	AuthorisedOrders        int64 `json:"authorised_orders"`
 	DuplicateAuthorisations int64 `json:"duplicate_authorisations"`
-	// Captures, CapturedKeys and DuplicateCaptures are the same for payment captures.
+	AuthorisationReplays    int64 `json:"authorisation_replays"`
+	// Captures, CapturedOrders, DuplicateCaptures and CaptureReplays are the same for
+	// payment captures.
 	Captures          int64 `json:"captures"`
-	CapturedKeys      int64 `json:"captured_keys"`
+	CapturedOrders    int64 `json:"captured_orders"`
 	DuplicateCaptures int64 `json:"duplicate_captures"`
-	// Untracked is the authorisations and captures whose identity was not remembered
-	// because the stub already held its most identities; they are in the totals only.
+	CaptureReplays    int64 `json:"capture_replays"`
+	// Untracked is the orders and keys not remembered because the stub already held its
+	// most on that path; a duplicate or replay of them is counted as a new call.
 	Untracked int64 `json:"untracked"`
 }
 
 // NewStub returns a stub of kind (risk, payment or all) that remembers at most maxKeys
-// identities per route; maxKeys 0 means [DefaultMaxKeys].
+// orders and maxKeys keys per operation; maxKeys 0 means [DefaultMaxKeys].
 func NewStub(kind string, maxKeys int) (*Stub, error) {
 	switch kind {
 	case KindRisk, KindPayment, KindAll:
@@ -73,7 +86,8 @@ func NewStub(kind string, maxKeys int) (*Stub, error) {
 		maxKeys = DefaultMaxKeys
 	}
 	return &Stub{kind: kind, maxKeys: maxKeys, stats: StubStats{Kind: kind},
-		auth: map[string]struct{}{}, capt: map[string]struct{}{}}, nil
+		auth: route{map[string]struct{}{}, map[string]string{}},
+		capt: route{map[string]struct{}{}, map[string]string{}}}, nil
 }
 
 // Stats returns the counts so far.
@@ -110,48 +124,70 @@ func (s *Stub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	key := p.Order
 	id, ok, err := identity.Extract(r.Header)
 	if err != nil {
 		s.refuse(w, http.StatusBadRequest, err.Error())
 		return
 	}
+	var key string
 	if ok {
 		key = string(id.Key)
 	}
-	if key == "" && r.URL.Path != "/score" {
-		s.refuse(w, http.StatusBadRequest, `no identity: expected an Idempotency-Key header or a body {"order": "…"}`)
+	if p.Order == "" && r.URL.Path != "/score" {
+		s.refuse(w, http.StatusBadRequest, `no order: expected a body {"order": "…"}`)
 		return
 	}
 
 	s.mu.Lock()
-	s.stats.Calls++
+	var replay bool
 	switch r.URL.Path {
 	case "/score":
 		s.stats.Scores++
 	case "/authorise":
-		s.stats.Authorisations++
-		s.record(s.auth, key, &s.stats.AuthorisedKeys, &s.stats.DuplicateAuthorisations)
+		replay, err = s.record(&s.auth, p.Order, key, &s.stats.Authorisations, &s.stats.AuthorisedOrders, &s.stats.DuplicateAuthorisations, &s.stats.AuthorisationReplays)
 	case "/capture":
-		s.stats.Captures++
-		s.record(s.capt, key, &s.stats.CapturedKeys, &s.stats.DuplicateCaptures)
+		replay, err = s.record(&s.capt, p.Order, key, &s.stats.Captures, &s.stats.CapturedOrders, &s.stats.DuplicateCaptures, &s.stats.CaptureReplays)
 	}
+	if err != nil {
+		s.mu.Unlock()
+		s.refuse(w, http.StatusUnprocessableEntity, err.Error())
+		return
+	}
+	s.stats.Calls++
 	s.mu.Unlock()
-	writeJSON(w, http.StatusOK, map[string]string{"order": key, "result": "ok"})
+	writeJSON(w, http.StatusOK, map[string]any{"order": p.Order, "result": "ok", "replay": replay})
 }
 
-// record counts key in seen: a new identity or a duplicate. s.mu is held.
-func (s *Stub) record(seen map[string]struct{}, key string, keys, dups *int64) {
-	if _, ok := seen[key]; ok {
+// record counts a call for order with Idempotency-Key key ("" for none) on rt: a replay of
+// a key seen before, else a new operation on a new order or a duplicate one. A key seen
+// before for another order is an error. s.mu is held.
+func (s *Stub) record(rt *route, order, key string, done, orders, dups, replays *int64) (replay bool, err error) {
+	if key != "" {
+		if o, ok := rt.keys[key]; ok {
+			if o != order {
+				return false, fmt.Errorf("Idempotency-Key %q was used for order %q, not %q", key, o, order)
+			}
+			*replays++
+			return true, nil
+		}
+		if len(rt.keys) < s.maxKeys {
+			rt.keys[key] = order
+		} else {
+			s.stats.Untracked++
+		}
+	}
+	*done++
+	if _, ok := rt.orders[order]; ok {
 		*dups++
-		return
+		return false, nil
 	}
-	if len(seen) >= s.maxKeys {
+	if len(rt.orders) >= s.maxKeys {
 		s.stats.Untracked++
-		return
+		return false, nil
 	}
-	seen[key] = struct{}{}
-	*keys++
+	rt.orders[order] = struct{}{}
+	*orders++
+	return false, nil
 }
 
 func (s *Stub) refuse(w http.ResponseWriter, status int, msg string) {

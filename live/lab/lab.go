@@ -293,7 +293,7 @@ func perRequest(cpu time.Duration, n int64) time.Duration {
 // (which the generator does not keep) 0.
 func percentiles(p loadgen.Percentiles) packet.Percentiles {
 	us := func(d time.Duration) time.Duration { return d.Round(time.Microsecond) }
-	return packet.Percentiles{Count: p.Count, P50: us(p.P50), P90: us(p.P90), P99: us(p.P99), P999: us(p.P999), Max: us(p.Max)}
+	return packet.Percentiles{Count: p.Count, P50: us(p.P50), P90: us(p.P90), P99: us(p.P99), P999: us(p.P999), Max: us(p.Max), Mean: us(p.Mean)}
 }
 
 // invariants are the checks a live arm adds to the packet's: the generator's own

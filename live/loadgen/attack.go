@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"math/rand/v2"
 	"net"
 	"net/http"
@@ -15,6 +16,7 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"text/template"
 	"time"
 
 	"github.com/goodput-lab/goodput/control/controlhttp"
@@ -37,8 +39,21 @@ type Clock interface {
 
 type realClock struct{}
 
+// pacerTimer is the pacer's own sleep on the wall clock when the platform has a finer one
+// than time.Sleep (see newPacerTimer).
+type pacerTimer interface {
+	Sleep(d time.Duration)
+	Close() error
+}
+
 func (realClock) Now() time.Time        { return time.Now() }
 func (realClock) Sleep(d time.Duration) { time.Sleep(d) }
+
+// pacerQuantum is the shortest time between the pacer's wakes: each costs the process a
+// wake from idle (tens of µs of CPU), so above 1/pacerQuantum requests a second a wake
+// sends every request then due, up to a quantum late. BenchmarkAttack measured the trade
+// (-attack.quantum): 0 doubled the CPU per request, 500µs cost a third more than 1ms.
+const pacerQuantum = time.Millisecond
 
 // Options configure an [Attacker]. The zero Options are usable.
 type Options struct {
@@ -78,7 +93,11 @@ type Attacker struct {
 	client  *http.Client
 	clock   Clock
 	target  string
+	base    *url.URL
 	urls    []*url.URL
+	paths   []*template.Template // a class's path template, nil for a static path
+	orders  []bool               // the class's path or body uses {{.Order}}
+	acked   []atomic.Int64       // by class: 1 + the ID of its last request answered 2xx, 0 for none
 	classes []Class
 	drain   time.Duration
 	tick    time.Duration
@@ -89,6 +108,11 @@ type Attacker struct {
 	ep   endpoint
 	host string
 	uris []string
+
+	// quantum is the shortest the pacer sleeps between wakes; coarse makes it sleep with
+	// the clock's Sleep even on the wall clock (both for BenchmarkAttack's comparisons).
+	quantum time.Duration
+	coarse  bool
 
 	start          time.Time
 	runCtx         context.Context
@@ -122,7 +146,7 @@ func New(plan *Plan, target string, o Options) (*Attacker, error) {
 	if err := identity.Key(o.Identity + "-0").Validate(); err != nil {
 		return nil, fmt.Errorf("loadgen: Identity %q: %w", o.Identity, err)
 	}
-	a := &Attacker{plan: plan, opts: o, client: o.Client, clock: o.Clock, target: target, tick: o.Tick}
+	a := &Attacker{plan: plan, opts: o, client: o.Client, clock: o.Clock, target: target, base: base, tick: o.Tick, quantum: pacerQuantum}
 	if a.clock == nil {
 		a.clock = realClock{}
 	}
@@ -138,14 +162,32 @@ func New(plan *Plan, target string, o Options) (*Attacker, error) {
 		if c.Method == "" {
 			c.Method = http.MethodGet
 		}
-		u, err := joinPath(base, c.Path)
+		pt, err := scenario.HTTP{Path: c.Path}.PathTemplate()
 		if err != nil {
-			return nil, fmt.Errorf("loadgen: class %s: %w", c.Name, err)
+			return nil, fmt.Errorf("loadgen: class %s: path: %w", c.Name, err)
+		}
+		u := base
+		if pt == nil {
+			if u, err = joinPath(base, c.Path); err != nil {
+				return nil, fmt.Errorf("loadgen: class %s: %w", c.Name, err)
+			}
+		}
+		order := scenario.UsesOrder(pt) || scenario.UsesOrder(c.Body)
+		if order && len(c.OrdersFrom) == 0 {
+			return nil, fmt.Errorf("loadgen: class %s: its path or body uses {{.Order}} but OrdersFrom names no class", c.Name)
+		}
+		for _, j := range c.OrdersFrom {
+			if j < 0 || j >= len(plan.Classes()) {
+				return nil, fmt.Errorf("loadgen: class %s: OrdersFrom %d: expected an index of the plan's classes", c.Name, j)
+			}
 		}
 		a.urls = append(a.urls, u)
+		a.paths = append(a.paths, pt)
+		a.orders = append(a.orders, order)
 		a.classes = append(a.classes, c)
 		a.uris = append(a.uris, u.RequestURI())
 	}
+	a.acked = make([]atomic.Int64, len(a.classes))
 	a.drain = o.Drain
 	if a.drain == 0 {
 		a.drain = defaultDrain(a.classes)
@@ -195,6 +237,13 @@ func (a *Attacker) Run(ctx context.Context) (*Result, error) {
 	a.rows = make([]row, nrows)
 	a.lat.init(nrows)
 	a.rec.init(len(a.classes))
+	sleep := a.clock.Sleep
+	if _, ok := a.clock.(realClock); ok && !a.coarse {
+		if t, err := newPacerTimer(); err == nil {
+			defer t.Close()
+			sleep = t.Sleep
+		}
+	}
 	cpu0 := processCPU()
 	a.start = a.clock.Now()
 
@@ -203,8 +252,17 @@ func (a *Attacker) Run(ctx context.Context) (*Result, error) {
 	workers := 0
 	offered := make([]int64, len(a.classes))
 	interrupted := false
+	woke := time.Duration(math.MinInt64 / 2)
 	for r, ok := a.plan.Next(); ok; r, ok = a.plan.Next() {
-		if !a.waitUntil(ctx, r.At) {
+		// Open loop: r goes at r.At, or with the others due when the pacer last woke if
+		// that was less than a quantum ago (its lateness counts, from r.At).
+		if now := a.since(); r.At > now {
+			if !a.waitUntil(ctx, max(r.At, woke+a.quantum), sleep) {
+				interrupted = true
+				break
+			}
+			woke = a.since()
+		} else if ctx.Err() != nil {
 			interrupted = true
 			break
 		}
@@ -222,7 +280,7 @@ func (a *Attacker) Run(ctx context.Context) (*Result, error) {
 			continue
 		}
 		if a.since() >= r.Deadline {
-			a.unsent(r)
+			a.unsent(r, false)
 			continue
 		}
 		// Every worker is busy: the request waits for the first to free up and is sent
@@ -230,7 +288,7 @@ func (a *Attacker) Run(ctx context.Context) (*Result, error) {
 		select {
 		case jobs <- r:
 		case <-ctx.Done():
-			a.unsent(r)
+			a.unsent(r, false)
 			interrupted = true
 		}
 		if interrupted {
@@ -263,8 +321,8 @@ func (a *Attacker) Run(ctx context.Context) (*Result, error) {
 // since is the time since the start of the run.
 func (a *Attacker) since() time.Duration { return a.clock.Now().Sub(a.start) }
 
-// waitUntil sleeps until at (from the start); false if ctx is done first.
-func (a *Attacker) waitUntil(ctx context.Context, at time.Duration) bool {
+// waitUntil sleeps until at (from the start) with sleep; false if ctx is done first.
+func (a *Attacker) waitUntil(ctx context.Context, at time.Duration, sleep func(time.Duration)) bool {
 	for {
 		if ctx.Err() != nil {
 			return false
@@ -273,7 +331,7 @@ func (a *Attacker) waitUntil(ctx context.Context, at time.Duration) bool {
 		if d <= 0 {
 			return true
 		}
-		a.clock.Sleep(min(d, 50*time.Millisecond))
+		sleep(min(d, 50*time.Millisecond))
 	}
 }
 
@@ -293,22 +351,44 @@ func (a *Attacker) worker(r Request, jobs <-chan Request, wg *sync.WaitGroup) {
 	w.closeConn()
 }
 
-// unsent counts r as not sent: its deadline passed before a worker was free.
-func (a *Attacker) unsent(r Request) {
+// unsent counts r as not sent: its deadline passed before a worker was free, or (noOrder)
+// it names an order and none was acknowledged yet.
+func (a *Attacker) unsent(r Request, noOrder bool) {
 	a.rows[a.row(r.At)].unsent.Add(1)
 	s := a.rec.borrow()
 	s.classes[r.Class].unsent++
+	if noOrder {
+		s.classes[r.Class].noOrder++
+	}
 	a.rec.put(s)
+}
+
+// order is the identity of the latest request of one of c's OrdersFrom classes answered
+// 2xx so far (the most recent among each class's last), false if there is none yet.
+func (a *Attacker) order(c *Class, buf []byte) ([]byte, bool) {
+	var best int64
+	for _, j := range c.OrdersFrom {
+		best = max(best, a.acked[j].Load())
+	}
+	if best == 0 {
+		return buf, false
+	}
+	return strconv.AppendInt(append(append(buf[:0], a.opts.Identity...), '-'), best-1, 10), true
 }
 
 // worker is one goroutine's state: its connection (the raw path) and its buffers.
 type worker struct {
-	a    *Attacker
-	cn   *conn
-	hdr  http.Header
-	req  []byte
-	body bytes.Buffer
-	id   []byte
+	a     *Attacker
+	cn    *conn
+	hdr   http.Header
+	req   []byte
+	body  bytes.Buffer
+	path  bytes.Buffer
+	id    []byte
+	order []byte
+	// url and uri are the request's: its class's, or written from its path template.
+	url *url.URL
+	uri string
 }
 
 // cause is how an attempt ended.
@@ -357,24 +437,48 @@ func (w *worker) do(r Request) {
 	a := w.a
 	now := a.since()
 	if now >= r.Deadline {
-		a.unsent(r)
+		a.unsent(r, false)
 		return
+	}
+	c := &a.classes[r.Class]
+	w.id = strconv.AppendInt(append(append(w.id[:0], a.opts.Identity...), '-'), r.ID, 10)
+	id := identity.First(identity.Key(w.id))
+	data := scenario.BodyData{ID: string(id.Key), Key: r.Key, Class: c.Name}
+	if a.orders[r.Class] {
+		var ok bool
+		if w.order, ok = a.order(c, w.order); !ok {
+			a.unsent(r, true)
+			return
+		}
+		data.Order = string(w.order)
+	}
+	w.url, w.uri = a.urls[r.Class], a.uris[r.Class]
+	if pt := a.paths[r.Class]; pt != nil {
+		w.path.Reset()
+		u, err := (*url.URL)(nil), scenario.ExecuteBody(pt, &w.path, data)
+		if err == nil {
+			u, err = joinPath(a.base, w.path.String())
+		}
+		if err != nil {
+			// Validation writes every template once, and identities are URL-safe: a path
+			// that still fails is not sent malformed but counted unsent.
+			a.unsent(r, false)
+			return
+		}
+		w.url, w.uri = u, u.RequestURI()
+	}
+	var body []byte
+	if c.Body != nil {
+		w.body.Reset()
+		if err := scenario.ExecuteBody(c.Body, &w.body, data); err == nil {
+			body = w.body.Bytes()
+		}
 	}
 	n := a.inFlight.Add(1)
 	for p := a.peak.Load(); n > p && !a.peak.CompareAndSwap(p, n); p = a.peak.Load() {
 	}
 	lateness := max(now-r.At, 0)
 	a.rows[a.row(r.At)].sent.Add(1)
-	c := &a.classes[r.Class]
-	w.id = strconv.AppendInt(append(append(w.id[:0], a.opts.Identity...), '-'), r.ID, 10)
-	id := identity.First(identity.Key(w.id))
-	var body []byte
-	if c.Body != nil {
-		w.body.Reset()
-		if err := scenario.ExecuteBody(c.Body, &w.body, scenario.BodyData{ID: string(id.Key), Key: r.Key, Class: c.Name}); err == nil {
-			body = w.body.Bytes()
-		}
-	}
 	var (
 		res      cause
 		status   int
@@ -402,6 +506,9 @@ func (w *worker) do(r Request) {
 		id = id.Retry()
 	}
 	end := a.since()
+	if res == causeOK {
+		a.acked[r.Class].Store(r.ID + 1)
+	}
 	a.inFlight.Add(-1)
 	latency := end - r.At
 	row := &a.rows[a.row(end)]
@@ -440,7 +547,7 @@ func (w *worker) attempt(r Request, c *Class, id identity.Request, body []byte) 
 		ctx, cancel = context.WithTimeout(ctx, c.Timeout)
 		defer cancel()
 	}
-	u := *a.urls[r.Class]
+	u := *w.url
 	h := make(http.Header, 4)
 	now := a.clock.Now()
 	deadline.Inject(h, a.start.Add(r.Deadline), now)

@@ -3,10 +3,12 @@ package loadgen
 import (
 	"context"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -389,5 +391,172 @@ func TestAttackTLS(t *testing.T) {
 	res = attack(t, srv.URL, uniform(100), 50*time.Millisecond, oneClass, Options{})
 	if c := res.Total; c.Failed != 4 || len(c.Failures) != 1 || c.Failures[0].Cause != "error" {
 		t.Errorf("untrusted certificate: %+v; want every request failed with cause error", c)
+	}
+}
+
+// A lookup class names, with {{.Order}} in its path and body, an order another class's
+// request created and the target acknowledged: every lookup sent finds its order, and a
+// lookup before any order exists is counted unsent as NoOrder, never sent. Both clients.
+func TestOrderLookups(t *testing.T) {
+	for _, raw := range []bool{true, false} {
+		for _, makeStatus := range []int{http.StatusCreated, http.StatusInternalServerError} {
+			t.Run(fmt.Sprintf("raw=%v/create=%d", raw, makeStatus), func(t *testing.T) {
+				var mu sync.Mutex
+				orders := map[string]bool{}
+				var lookups, missing, bodyMismatch int
+				srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+					id, _, _ := identity.Extract(r.Header)
+					key := string(id.Key)
+					mu.Lock()
+					defer mu.Unlock()
+					switch {
+					case r.Method == "POST" && r.URL.Path == "/orders":
+						if makeStatus < 300 {
+							orders[key] = true
+						}
+						w.WriteHeader(makeStatus)
+					case r.Method == "PUT" && strings.HasPrefix(r.URL.Path, "/orders/"):
+						lookups++
+						id := strings.TrimPrefix(r.URL.Path, "/orders/")
+						b, _ := io.ReadAll(r.Body)
+						if string(b) != `{"order":"`+id+`"}` {
+							bodyMismatch++
+						}
+						if !orders[id] {
+							missing++
+							w.WriteHeader(http.StatusNotFound)
+						}
+					default:
+						w.WriteHeader(http.StatusBadRequest)
+					}
+				}))
+				defer srv.Close()
+				body, _ := scenario.HTTP{Body: `{"order":"{{.Order}}"}`}.BodyTemplate()
+				classes := []Class{
+					{Name: "create", Share: 0.5, Deadline: time.Second, Method: "POST", Path: "/orders"},
+					{Name: "lookup", Share: 0.5, Deadline: time.Second, Method: "PUT", Path: "/orders/{{.Order}}", Body: body, OrdersFrom: []int{0}},
+				}
+				load := scenario.Traffic{Arrivals: scenario.ArrivalsUniform, Schedule: []scenario.RateStep{{At: 0, Rate: 200}}}
+				p, err := NewPlan(load, 300*time.Millisecond, classes, 3)
+				if err != nil {
+					t.Fatal(err)
+				}
+				o := Options{Identity: "run"}
+				if !raw {
+					o.Client = NewClient(8)
+				}
+				a, err := New(p, srv.URL, o)
+				if err != nil {
+					t.Fatal(err)
+				}
+				res, err := a.Run(context.Background())
+				if err != nil {
+					t.Fatal(err)
+				}
+				look := res.Classes[1]
+				mu.Lock()
+				defer mu.Unlock()
+				if missing != 0 || bodyMismatch != 0 || int64(lookups) != look.Attempts {
+					t.Errorf("%d lookups at the target, %d of a missing order, %d with another body; want %d, 0, 0", lookups, missing, bodyMismatch, look.Attempts)
+				}
+				if look.Unsent != look.NoOrder || look.Failed != 0 || look.Offered != look.Sent+look.Unsent || look.Offered == 0 {
+					t.Errorf("lookups %+v; want none failed, the unsent all NoOrder", look)
+				}
+				if makeStatus >= 300 && (look.Sent != 0 || look.NoOrder != look.Offered || res.Total.NoOrder != look.NoOrder) {
+					t.Errorf("no order created, lookups %+v; want all NoOrder", look)
+				}
+				if makeStatus < 300 && (look.Goodput == 0 || look.NoOrder >= look.Offered/2) {
+					t.Errorf("orders created, lookups %+v; want most sent and found", look)
+				}
+			})
+		}
+	}
+}
+
+func TestOrderLookupsBadInput(t *testing.T) {
+	p, _ := NewPlan(scenario.Traffic{Schedule: []scenario.RateStep{{At: 0, Rate: 10}}}, time.Second,
+		[]Class{{Name: "lookup", Share: 1, Deadline: time.Second, Path: "/orders/{{.Order}}"}}, 1)
+	if _, err := New(p, "http://127.0.0.1:1", Options{}); err == nil || !strings.Contains(err.Error(), "OrdersFrom names no class") {
+		t.Errorf("New: %v; want an error naming OrdersFrom", err)
+	}
+	p, _ = NewPlan(scenario.Traffic{Schedule: []scenario.RateStep{{At: 0, Rate: 10}}}, time.Second,
+		[]Class{{Name: "lookup", Share: 1, Deadline: time.Second, Path: "/orders/{{.Order}}", OrdersFrom: []int{3}}}, 1)
+	if _, err := New(p, "http://127.0.0.1:1", Options{}); err == nil || !strings.Contains(err.Error(), "expected an index") {
+		t.Errorf("New: %v; want an error on the index", err)
+	}
+	p, _ = NewPlan(scenario.Traffic{Schedule: []scenario.RateStep{{At: 0, Rate: 10}}}, time.Second,
+		[]Class{{Name: "lookup", Share: 1, Deadline: time.Second, Path: "/orders/{{.Nope}}"}}, 1)
+	if _, err := New(p, "http://127.0.0.1:1", Options{}); err == nil || !strings.Contains(err.Error(), "expected only") {
+		t.Errorf("New: %v; want a template error", err)
+	}
+}
+
+// stepClock is a Clock whose time moves only when slept on; it records the instants the
+// sleeps end at. Safe for concurrent use.
+type stepClock struct {
+	mu    sync.Mutex
+	now   time.Time
+	wakes []time.Time
+}
+
+func (c *stepClock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.now }
+func (c *stepClock) Sleep(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(d)
+	c.wakes = append(c.wakes, c.now)
+}
+
+// The pacer wakes at most once a quantum and then sends every request due: no request
+// waits more than a quantum past its intended send time for a wake, and below 1/quantum
+// requests a second each has a wake of its own, at its time. (The clock moves only when
+// the pacer sleeps, so the wakes are exact.)
+func TestPacerQuantum(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {}))
+	defer srv.Close()
+	for _, rate := range []scenario.Rate{4000, 500} {
+		t.Run(fmt.Sprint(rate), func(t *testing.T) {
+			plan := func() *Plan {
+				p, err := ConstantPlan(rate, 20*time.Millisecond, false, Class{Deadline: time.Hour}, 1)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return p
+			}
+			clock := &stepClock{now: time.Now()}
+			start := clock.now
+			a, err := New(plan(), srv.URL, Options{Clock: clock, Drain: time.Millisecond})
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := a.Run(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			clock.mu.Lock()
+			defer clock.mu.Unlock()
+			var wakes []time.Duration
+			for i, w := range clock.wakes {
+				wakes = append(wakes, w.Sub(start))
+				if i > 0 && wakes[i]-wakes[i-1] < pacerQuantum {
+					t.Errorf("wakes at %s and %s; want a quantum (%s) apart at least", wakes[i-1], wakes[i], pacerQuantum)
+				}
+			}
+			p := plan()
+			for r, ok := p.Next(); ok; r, ok = p.Next() {
+				i := slices.IndexFunc(wakes, func(w time.Duration) bool { return w >= r.At })
+				switch {
+				case i < 0:
+					t.Errorf("request %d at %s: no wake after it", r.ID, r.At)
+				case wakes[i]-r.At > pacerQuantum:
+					t.Errorf("request %d at %s: first wake after it at %s, more than a quantum late", r.ID, r.At, wakes[i])
+				case rate < scenario.Rate(time.Second/pacerQuantum) && wakes[i] != r.At:
+					t.Errorf("request %d at %s: woken at %s; want on time", r.ID, r.At, wakes[i])
+				}
+			}
+			if res.Total.Sent != res.Total.Offered || res.Total.Offered != int64(rate)/50-1 {
+				t.Errorf("%d of %d sent; want all of %d", res.Total.Sent, res.Total.Offered, int64(rate)/50-1)
+			}
+		})
 	}
 }

@@ -31,6 +31,9 @@ import (
 var (
 	benchRate = flag.Int("attack.rate", 5000, "BenchmarkAttack's rate, per second")
 	benchFor  = flag.Duration("attack.for", 3*time.Second, "how long each of BenchmarkAttack's runs sends")
+	// For comparisons of the pacer: its quantum, and time.Sleep in place of its timer.
+	benchQuantum = flag.Duration("attack.quantum", pacerQuantum, "the goodput pacer's shortest time between wakes")
+	benchCoarse  = flag.Bool("attack.coarse", false, "the goodput pacer sleeps with time.Sleep")
 )
 
 // serverEnv makes the test binary the benchmark's server: it prints its URL and serves
@@ -92,6 +95,7 @@ func BenchmarkAttack(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
+			a.quantum, a.coarse = *benchQuantum, *benchCoarse
 			res, err := a.Run(context.Background())
 			if err != nil {
 				b.Fatal(err)

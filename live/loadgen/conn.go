@@ -167,7 +167,7 @@ func (w *worker) exchange(r Request, c *Class, id identity.Request, body []byte,
 	identity.Inject(h, id)
 	b := append(w.req[:0], c.Method...)
 	b = append(b, ' ')
-	b = append(b, a.uris[r.Class]...)
+	b = append(b, w.uri...)
 	b = append(b, " HTTP/1.1\r\nHost: "...)
 	b = append(b, a.host...)
 	b = append(b, "\r\nUser-Agent: goodput-attack\r\n"...)

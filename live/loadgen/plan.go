@@ -26,10 +26,15 @@ type Class struct {
 	Deadline time.Duration
 	// Method is the request method; empty means GET.
 	Method string
-	// Path is the path (and ?query) on the target; empty means the target's own.
+	// Path is the path (and ?query) on the target; empty means the target's own. It may
+	// be a template (see [scenario.HTTP.PathTemplate]), written for each request.
 	Path string
 	// Body, if not nil, writes each request's body (see [scenario.BodyData]).
 	Body *template.Template
+	// OrdersFrom indexes the plan's classes whose requests answered 2xx {{.Order}} names
+	// (the latest so far); a path or body using {{.Order}} needs it. A request of this
+	// class sent before any is counted unsent (NoOrder), not sent.
+	OrdersFrom []int
 	// Timeout is the per-attempt timeout; zero means none (the run's drain bounds it).
 	Timeout time.Duration
 	// Retries is the edge's retry policy: how many more attempts, after which failures,
@@ -170,6 +175,10 @@ func ScenarioPlan(sc *scenario.Scenario, seed uint64) (*Plan, error) {
 // ScenarioClasses returns sc's classes as the generator sends them.
 func ScenarioClasses(sc *scenario.Scenario) ([]Class, error) {
 	var out []Class
+	index := map[string]int{}
+	for i, c := range sc.Classes {
+		index[c.Name] = i
+	}
 	for _, c := range sc.Classes {
 		var e scenario.Entry
 		for _, en := range sc.Topology.Entries {
@@ -186,15 +195,24 @@ func ScenarioClasses(sc *scenario.Scenario) ([]Class, error) {
 		if path == "" {
 			path = "/"
 		}
+		var from []int
+		for _, name := range c.HTTP.OrdersFrom {
+			j, ok := index[name]
+			if !ok {
+				return nil, fmt.Errorf("loadgen: class %s: orders_from names no class %q", c.Name, name)
+			}
+			from = append(from, j)
+		}
 		out = append(out, Class{
-			Name:     c.Name,
-			Share:    float64(c.Share),
-			Deadline: c.Deadline.Std(),
-			Method:   c.HTTP.Method,
-			Path:     path,
-			Body:     body,
-			Timeout:  e.Timeout.Std(),
-			Retries:  e.Retries,
+			Name:       c.Name,
+			Share:      float64(c.Share),
+			Deadline:   c.Deadline.Std(),
+			Method:     c.HTTP.Method,
+			Path:       path,
+			Body:       body,
+			OrdersFrom: from,
+			Timeout:    e.Timeout.Std(),
+			Retries:    e.Retries,
 		})
 	}
 	return out, nil

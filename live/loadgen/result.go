@@ -53,10 +53,13 @@ type Result struct {
 type ClassResult struct {
 	Name string `json:"name"`
 	// Offered is how many the plan scheduled; Sent how many got a first attempt; Unsent
-	// how many did not, because their deadline passed while every worker was busy.
+	// how many did not, because their deadline passed while every worker was busy or
+	// because they name an order ({{.Order}}) and none was acknowledged yet: NoOrder of
+	// them, not the service's doing.
 	Offered int64 `json:"offered"`
 	Sent    int64 `json:"sent"`
 	Unsent  int64 `json:"unsent"`
+	NoOrder int64 `json:"no_order,omitempty"`
 	// Goodput is 2xx before the deadline; Late 2xx after it; Rejected a final 429 or 503;
 	// Failed anything else (a timeout, a transport error, another status, cut at the end).
 	Goodput  int64 `json:"goodput"`
@@ -87,10 +90,10 @@ type Failure struct {
 	Count int64  `json:"count"`
 }
 
-// Percentiles summarises a histogram of durations.
+// Percentiles summarises a histogram of durations: its count, percentiles, most and mean.
 type Percentiles struct {
-	Count                    int64
-	P50, P90, P99, P999, Max time.Duration
+	Count                          int64
+	P50, P90, P99, P999, Max, Mean time.Duration
 }
 
 // MarshalJSON writes the durations in milliseconds.
@@ -103,7 +106,8 @@ func (p Percentiles) MarshalJSON() ([]byte, error) {
 		P99   float64 `json:"p99_ms"`
 		P999  float64 `json:"p999_ms"`
 		Max   float64 `json:"max_ms"`
-	}{p.Count, ms(p.P50), ms(p.P90), ms(p.P99), ms(p.P999), ms(p.Max)})
+		Mean  float64 `json:"mean_ms"`
+	}{p.Count, ms(p.P50), ms(p.P90), ms(p.P99), ms(p.P999), ms(p.Max), ms(p.Mean)})
 }
 
 // Row is one tick of a run. Offered, Sent and Unsent count by intended send time, Attempts
@@ -145,7 +149,8 @@ func percentiles(h *hdr.Histogram) Percentiles {
 	}
 	us := func(v int64) time.Duration { return time.Duration(v) * time.Microsecond }
 	return Percentiles{Count: h.TotalCount(), P50: us(h.ValueAtQuantile(50)), P90: us(h.ValueAtQuantile(90)),
-		P99: us(h.ValueAtQuantile(99)), P999: us(h.ValueAtQuantile(99.9)), Max: us(h.Max())}
+		P99: us(h.ValueAtQuantile(99)), P999: us(h.ValueAtQuantile(99.9)), Max: us(h.Max()),
+		Mean: time.Duration(h.Mean() * float64(time.Microsecond))}
 }
 
 // row is one tick's counters, added to by every worker.
@@ -245,10 +250,10 @@ type stats struct {
 }
 
 type classStats struct {
-	sent, unsent, goodput, late, rejected, failed, attempts int64
-	latency                                                 *hdr.Histogram
-	rejections                                              map[Rejection]int64 // Count unused
-	failures                                                map[string]int64
+	sent, unsent, noOrder, goodput, late, rejected, failed, attempts int64
+	latency                                                          *hdr.Histogram
+	rejections                                                       map[Rejection]int64 // Count unused
+	failures                                                         map[string]int64
 }
 
 func newStats(classes int) *stats {
@@ -314,6 +319,7 @@ func (a *Attacker) result(offered []int64, workers int) *Result {
 			cs := &s.classes[ci]
 			cr.Sent += cs.sent
 			cr.Unsent += cs.unsent
+			cr.NoOrder += cs.noOrder
 			cr.Goodput += cs.goodput
 			cr.Late += cs.late
 			cr.Rejected += cs.rejected
@@ -335,6 +341,7 @@ func (a *Attacker) result(offered []int64, workers int) *Result {
 		total.Offered += cr.Offered
 		total.Sent += cr.Sent
 		total.Unsent += cr.Unsent
+		total.NoOrder += cr.NoOrder
 		total.Goodput += cr.Goodput
 		total.Late += cr.Late
 		total.Rejected += cr.Rejected
