@@ -604,7 +604,7 @@ type ShedPolicy struct {
 
 // Load-state presets.
 const (
-	LoadStateNorthstar = "northstar" // control/loadstate.Northstar()
+	LoadStateNorthstar = "northstar" // NorthstarLoadState()
 )
 
 // LoadStatePolicy is the Normal/Pressured/Protected/Recovering machine (control/loadstate).

@@ -86,15 +86,17 @@
 //		if err != nil {
 //			return err
 //		}
-//		states, err := loadstate.New(loadstate.Northstar(), now)
+//		states, err := loadstate.New(loadstate.Config{}, now) // declare the service's gates
 //		if err != nil {
 //			return err
 //		}
-//		plan, err := shed.Default().Compile()
+//		plan, err := shed.Plan{States: map[loadstate.State][]shed.Optional{
+//			loadstate.Protected: {{Name: "recommendations", Fallback: "no recommendations block"}},
+//		}}.Compile()
 //		if err != nil {
 //			return err
 //		}
-//		recs, _ := plan.Feature(shed.Recommendations)
+//		recs, _ := plan.Feature("recommendations")
 //		metrics := new(controlhttp.Metrics)
 //
 //		paymentClient := &http.Client{Transport: controlhttp.NewTransport(nil, controlhttp.ClientConfig{

@@ -35,15 +35,15 @@ var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 func TestMetricsGolden(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		var m Metrics
-		ls, err := loadstate.New(loadstate.Northstar(), time.Now())
+		ls, err := loadstate.New(testLoadState(), time.Now())
 		if err != nil {
 			t.Fatal(err)
 		}
-		tbl, err := shed.Default().Compile()
+		tbl, err := testShedPlan().Compile()
 		if err != nil {
 			t.Fatal(err)
 		}
-		recs, _ := tbl.Feature(shed.Recommendations)
+		recs, _ := tbl.Feature("recommendations")
 		adm := mustAdmission(t, admission.Config{Max: 10})
 		srv := Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			Shed(r.Context(), recs)
@@ -157,7 +157,7 @@ func value(mfs []*dto.MetricFamily, name string, labels ...string) (float64, boo
 // Metrics with a shed plan and a load state collects.
 func TestMetricsLint(t *testing.T) {
 	var m Metrics
-	tbl, err := shed.Default().Compile()
+	tbl, err := testShedPlan().Compile()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -288,7 +288,7 @@ func TestMetricsHandler(t *testing.T) {
 // TestMetricsCountingAllocs pins counting at zero allocations.
 func TestMetricsCountingAllocs(t *testing.T) {
 	var m Metrics
-	tbl, err := shed.Default().Compile()
+	tbl, err := testShedPlan().Compile()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/goodput-lab/goodput/control/admission"
 	"github.com/goodput-lab/goodput/control/budget"
 	"github.com/goodput-lab/goodput/control/loadstate"
+	"github.com/goodput-lab/goodput/control/shed"
 )
 
 // TestStepper runs a Stepper on synctest's clock: it applies the policy in
@@ -22,7 +23,7 @@ import (
 func TestStepper(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		start := time.Now()
-		m, err := loadstate.New(loadstate.Northstar(), start)
+		m, err := loadstate.New(testLoadState(), start)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -115,7 +116,7 @@ func TestStepper(t *testing.T) {
 
 func TestStepperDefaultInterval(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		m, _ := loadstate.New(loadstate.Northstar(), time.Now())
+		m, _ := loadstate.New(testLoadState(), time.Now())
 		var at []time.Time
 		s := &Stepper{Machine: m, Signals: func(now time.Time) loadstate.Signals {
 			at = append(at, now)
@@ -133,7 +134,7 @@ func TestStepperDefaultInterval(t *testing.T) {
 }
 
 func TestStepperInvalid(t *testing.T) {
-	m, _ := loadstate.New(loadstate.Northstar(), time.Unix(0, 0))
+	m, _ := loadstate.New(testLoadState(), time.Unix(0, 0))
 	sig := func(time.Time) loadstate.Signals { return loadstate.Signals{} }
 	for _, s := range []*Stepper{
 		{Signals: sig},
@@ -143,5 +144,53 @@ func TestStepperInvalid(t *testing.T) {
 		if err := s.Run(context.Background()); err == nil || errors.Is(err, context.Canceled) {
 			t.Errorf("%+v: Run returned %v, want a configuration error", s, err)
 		}
+	}
+}
+
+// testLoadState is the Northstar case study's machine (the scenario layer's
+// NorthstarLoadState), written out: the tests step its calibrated gates.
+func testLoadState() loadstate.Config {
+	return loadstate.Config{
+		Gates: loadstate.Gates{
+			Amplification:        loadstate.Gate{Warn: 1.08, Hard: 1.3, Exit: 1.05},
+			Slack:                loadstate.DurationGate{Warn: 1200 * time.Millisecond, Hard: 600 * time.Millisecond, Exit: 1400 * time.Millisecond},
+			QueueAge:             loadstate.DurationGate{Warn: 250 * time.Millisecond, Hard: time.Second, Exit: 200 * time.Millisecond},
+			DependencySaturation: loadstate.Gate{Warn: 0.8, Hard: 0.95, Exit: 0.7},
+			ReadyReserve:         loadstate.Gate{Warn: 0.10, Exit: 0.15},
+		},
+		Sustain: 30 * time.Second,
+		Hold:    loadstate.Holds{Pressured: time.Minute, Protected: 2 * time.Minute, Recovering: 6 * time.Minute},
+		Ramp: []loadstate.RampStep{
+			{Admission: 0.5, Hold: 2 * time.Minute},
+			{Admission: 0.75, Hold: 2 * time.Minute},
+			{Admission: 1, Hold: 2 * time.Minute},
+		},
+		Policies: loadstate.Policies{
+			Normal:     loadstate.Policy{RetryRatio: 0.05, AdmissionScale: 1, Shed: loadstate.Normal},
+			Pressured:  loadstate.Policy{RetryRatio: 0.03, AdmissionScale: 1, Shed: loadstate.Pressured, Prewarm: true, StopBackground: true},
+			Protected:  loadstate.Policy{RetryRatio: 0.02, AdmissionScale: 0.5, Shed: loadstate.Protected, FreezeFailover: true, Prewarm: true, StopBackground: true},
+			Recovering: loadstate.Policy{RetryRatio: 0.02, Shed: loadstate.Recovering, FreezeFailover: true, Prewarm: true, StopBackground: true},
+		},
+	}
+}
+
+// testShedPlan is a checkout's shed plan (the scenario layer's
+// NorthstarShedPlan), written out.
+func testShedPlan() shed.Plan {
+	var (
+		analytics       = shed.Optional{Name: "analytics", Fallback: "events deferred to the asynchronous pipeline"}
+		background      = shed.Optional{Name: "background", Fallback: "shadow and background work paused"}
+		recommendations = shed.Optional{Name: "recommendations", Fallback: "response without a recommendations block"}
+		receipt         = shed.Optional{Name: "receipt-enrichment", Fallback: "plain receipt without rich rendering"}
+		fraud           = shed.Optional{Name: "fraud-enrichment", Fallback: "conservative risk decision from the mandatory checks alone"}
+	)
+	protected := []shed.Optional{analytics, background, recommendations, receipt, fraud}
+	return shed.Plan{
+		Required: []shed.Required{{Name: "order-commit", Why: "the order must be durable before it is confirmed"}},
+		States: map[loadstate.State][]shed.Optional{
+			loadstate.Pressured:  {analytics, background},
+			loadstate.Protected:  protected,
+			loadstate.Recovering: append([]shed.Optional(nil), protected...),
+		},
 	}
 }
