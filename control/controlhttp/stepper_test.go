@@ -3,6 +3,8 @@ package controlhttp
 import (
 	"context"
 	"errors"
+	"net/http"
+	"net/http/httptest"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -110,6 +112,63 @@ func TestStepper(t *testing.T) {
 		time.Sleep(time.Minute)
 		if steps.Load() != n || n != 3 {
 			t.Errorf("%d steps, %d after stopping; want 3 (at +1s, +2s, +3s) and no more", n, steps.Load())
+		}
+	})
+}
+
+// TestStepperServesLevers: with ServerConfig.Stepper, a request is served
+// under the levers the Stepper applied last — shed set, failover freeze,
+// state and generation — so they change generation by generation together
+// with admission and the retry budget, not when the machine is overridden
+// between two ticks.
+func TestStepperServesLevers(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		m, err := loadstate.New(testLoadState(), time.Now())
+		if err != nil {
+			t.Fatal(err)
+		}
+		tbl, err := testShedPlan().Compile()
+		if err != nil {
+			t.Fatal(err)
+		}
+		recs, _ := tbl.Feature("recommendations")
+		adm := mustAdmission(t, admission.Config{Max: 100})
+		calm := loadstate.Signals{Amplification: 1, Slack: 1500 * time.Millisecond, DependencySaturation: 0.5, ReadyReserve: 0.5, TriggerHealthy: true}
+		s := &Stepper{Machine: m, Signals: func(time.Time) loadstate.Signals { return calm }, Admission: adm, Shed: tbl}
+		type seen struct {
+			info         Info
+			frozen, shed bool
+			limit        int
+		}
+		var got seen
+		h := Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			got.info, _ = FromContext(r.Context())
+			got.frozen, got.shed, got.limit = FailoverFrozen(r.Context()), Shed(r.Context(), recs), adm.Limit()
+		}), ServerConfig{Admission: adm, LoadState: m, Shed: tbl, Stepper: s})
+		serve := func(when string, state loadstate.State, gen uint64, frozen bool, limit int) {
+			t.Helper()
+			synctest.Wait()
+			h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", "/", nil))
+			want := seen{frozen: frozen, shed: frozen, limit: limit}
+			if got.info.State != state || got.info.Generation != gen || got.info.FreezeFailover != frozen ||
+				got.frozen != want.frozen || got.shed != want.shed || got.limit != want.limit ||
+				got.info.Shed != tbl.Set(state) {
+				t.Errorf("%s: served %+v (frozen %v, recommendations shed %v, limit %d); want %v gen %d, frozen %v, limit %d",
+					when, got.info, got.frozen, got.shed, got.limit, state, gen, frozen, limit)
+			}
+		}
+		serve("before Run", loadstate.Normal, 0, false, 100)
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan error, 1)
+		go func() { done <- s.Run(ctx) }()
+		serve("at start", loadstate.Normal, 1, false, 100)
+		m.Override(time.Now(), loadstate.Protected, "operator")
+		serve("override, before the tick", loadstate.Normal, 1, false, 100)
+		time.Sleep(time.Second)
+		serve("override, after the tick", loadstate.Protected, 2, true, 50)
+		cancel()
+		if err := <-done; !errors.Is(err, context.Canceled) {
+			t.Errorf("Run: %v", err)
 		}
 	})
 }
