@@ -13,6 +13,7 @@ import (
 	"github.com/goodput-lab/goodput/control/deadline"
 	"github.com/goodput-lab/goodput/control/loadstate"
 	"github.com/goodput-lab/goodput/control/shed"
+	"github.com/goodput-lab/goodput/scenario"
 )
 
 // path holds the controls of one service instance, built as a service
@@ -44,15 +45,15 @@ func newPath(tb testing.TB) *path {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	ls, err := loadstate.New(loadstate.Northstar(), pathT0)
+	ls, err := loadstate.New(scenario.NorthstarLoadState(), pathT0)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	tbl, err := shed.Default().Compile()
+	tbl, err := scenario.NorthstarShedPlan().Compile()
 	if err != nil {
 		tb.Fatal(err)
 	}
-	recs, ok := tbl.Feature(shed.Recommendations)
+	recs, ok := tbl.Feature(scenario.FeatureRecommendations)
 	if !ok {
 		tb.Fatal("no recommendations feature in the default plan")
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/goodput-lab/goodput/control/admission"
 	"github.com/goodput-lab/goodput/control/budget"
+	"github.com/goodput-lab/goodput/control/levers"
 	"github.com/goodput-lab/goodput/control/loadstate"
 	"github.com/goodput-lab/goodput/control/queue"
 	"github.com/goodput-lab/goodput/control/shed"
@@ -28,6 +29,7 @@ type policyRT struct {
 	budget   *budget.Budget        // nil: layered retries
 	adm      *admission.Controller // nil: every request admitted
 	machine  *loadstate.Machine    // nil: no load state
+	levers   *levers.Applier       // applies the machine's policy; nil without a load state
 	trigger  int                   // dependency whose health gates leaving Protected; -1 without a load state
 	queueCfg func(capacity int) queue.Config
 
@@ -35,7 +37,25 @@ type policyRT struct {
 	shedOn    bool
 	shedFeat  [][]shed.Feature // per class, per stage; only optional stages are looked up
 	shedable  [][]bool
-	shedSet   shed.Set
+	shedSet   shed.Set // the levers' shed set in force
+}
+
+// sync applies the load state's policy generation in force at now, if it is new, through
+// the same [levers.Applier] a service's controlhttp.Stepper uses: the budget's ratio and
+// the admission scale, then the shed set and the failover freeze the arm reads.
+func (p *policyRT) sync(now time.Time) error {
+	if p.levers == nil {
+		return nil
+	}
+	l, applied, err := p.levers.Sync(now)
+	if err != nil || !applied {
+		return err
+	}
+	if p.shedOn {
+		p.shedSet = l.Shed
+	}
+	p.freezeFailover = l.FreezeFailover
+	return nil
 }
 
 // shedding reports whether the optional stage of class ci is shed in the current state.
@@ -114,7 +134,11 @@ func newPolicy(p *plan, sc *scenario.Scenario, pol scenario.Policy, start time.T
 		rt.adm = ctl
 	}
 	if ls := pol.LoadState; ls != nil {
-		m, err := loadstate.New(loadstate.Northstar(), start)
+		cfg, err := scenario.LoadStateConfig(ls.Preset)
+		if err != nil {
+			return nil, err
+		}
+		m, err := loadstate.New(cfg, start)
 		if err != nil {
 			return nil, err
 		}
@@ -128,6 +152,15 @@ func newPolicy(p *plan, sc *scenario.Scenario, pol scenario.Policy, start time.T
 		}
 		rt.shedTable = table
 		rt.shedOn = true
+	}
+	if rt.machine != nil {
+		// The policy in force applies from the arm's first instant, as a Stepper applies
+		// it when it starts: Normal's retry ratio replaces the declared budget ratio.
+		rt.levers = &levers.Applier{Machine: rt.machine, Shed: rt.shedTable,
+			Controls: levers.Controls{Admission: rt.adm, Budget: rt.budget}}
+		if err := rt.sync(start); err != nil {
+			return nil, err
+		}
 	}
 	for ci, c := range p.classes {
 		rt.shedFeat = append(rt.shedFeat, make([]shed.Feature, len(c.stages)))
@@ -164,7 +197,7 @@ func triggerDependency(sc *scenario.Scenario, name string) int {
 	return 0
 }
 
-// shedPlan is the default plan: control/shed's Northstar plan for the features it names,
+// shedPlan is the default plan: the scenario's Northstar shed plan for the features it names,
 // and every other optional stage of the scenario shed in Protected and Recovering. With
 // only set, features outside it are never shed.
 func shedPlan(sc *scenario.Scenario, only []string) shed.Plan {
@@ -179,7 +212,7 @@ func shedPlan(sc *scenario.Scenario, only []string) shed.Plan {
 		}
 		return false
 	}
-	plan := shed.Default()
+	plan := scenario.NorthstarShedPlan()
 	for s, list := range plan.States {
 		var kept []shed.Optional
 		for _, o := range list {

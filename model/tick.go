@@ -173,8 +173,8 @@ func (a *arm) tick() {
 			TriggerHealthy:       healthy,
 		}); changed {
 			a.rec.Transition(now, t.From.String(), t.To.String(), t.Generation, t.Reason, t.Manual)
-			a.applyPolicy(m.Snapshot())
 		}
+		a.applyPolicy(wall)
 		snap := m.Snapshot()
 		s.State = snap.State.String()
 		s.Generation = snap.Generation
@@ -199,19 +199,12 @@ func (a *arm) tick() {
 	}
 }
 
-// applyPolicy hands a new load-state policy to the controls that own its levers.
-func (a *arm) applyPolicy(snap loadstate.Snapshot) {
-	p := snap.Policy
-	if b := a.pol.budget; b != nil {
-		_ = b.SetRatio(a.wall(), p.RetryRatio) // the machine's config is validated
+// applyPolicy hands the load-state policy generation in force at wall, if it is new, to
+// the controls that own its levers (see policyRT.sync).
+func (a *arm) applyPolicy(wall time.Time) {
+	if err := a.pol.sync(wall); err != nil {
+		panic(err) // the machine's config is validated when the arm is built
 	}
-	if adm := a.pol.adm; adm != nil {
-		adm.SetScale(p.AdmissionScale)
-	}
-	if a.pol.shedOn {
-		a.pol.shedSet = a.pol.shedTable.Set(p.Shed)
-	}
-	a.pol.freezeFailover = p.FreezeFailover
 }
 
 // alerts evaluates the scenario's alert rules on this tick's measurements.

@@ -549,8 +549,10 @@ type RetryPolicy struct {
 
 // BudgetPolicy is one retry budget shared by every layer and class (control/budget).
 type BudgetPolicy struct {
-	// Ratio is retries allowed per admitted request (e.g. 2%). A load-state machine's
-	// policy replaces it as the state changes.
+	// Ratio is retries allowed per admitted request (e.g. 2%). With a load-state
+	// machine, the policy in force replaces it from the arm's first instant (Normal's
+	// ratio at the start, as a service's controlhttp.Stepper applies it), so Ratio then
+	// only sets the budget's configuration until that first application.
 	Ratio Fraction `yaml:"ratio" json:"ratio"`
 	// MinPerSecond is a floor of retries allowed however few requests there are.
 	MinPerSecond Rate `yaml:"min_per_second,omitempty" json:"min_per_second,omitempty,omitzero"`
@@ -610,7 +612,7 @@ type ShedPolicy struct {
 
 // Load-state presets.
 const (
-	LoadStateNorthstar = "northstar" // control/loadstate.Northstar()
+	LoadStateNorthstar = "northstar" // NorthstarLoadState()
 )
 
 // LoadStatePolicy is the Normal/Pressured/Protected/Recovering machine (control/loadstate).

@@ -55,16 +55,16 @@ func (o *recorder) Attempted(ctx context.Context, a Attempt) {
 func TestObserverServed(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		now := time.Now()
-		states, err := loadstate.New(loadstate.Northstar(), now)
+		states, err := loadstate.New(testLoadState(), now)
 		if err != nil {
 			t.Fatal(err)
 		}
 		states.Override(now, loadstate.Protected, "test")
-		tbl, err := shed.Default().Compile()
+		tbl, err := testShedPlan().Compile()
 		if err != nil {
 			t.Fatal(err)
 		}
-		recs, _ := tbl.Feature(shed.Recommendations)
+		recs, _ := tbl.Feature("recommendations")
 		adm, err := admission.New(admission.Config{Max: 10})
 		if err != nil {
 			t.Fatal(err)

@@ -14,6 +14,7 @@ import (
 	"github.com/goodput-lab/goodput/control/budget"
 	"github.com/goodput-lab/goodput/control/deadline"
 	"github.com/goodput-lab/goodput/control/identity"
+	"github.com/goodput-lab/goodput/control/levers"
 	"github.com/goodput-lab/goodput/control/loadstate"
 	"github.com/goodput-lab/goodput/control/shed"
 )
@@ -65,6 +66,11 @@ type ServerConfig struct {
 	// Shed is the compiled shed plan: the features [Shed] reports shed in
 	// the current load state. The zero Table sheds nothing.
 	Shed shed.Table
+	// Stepper, when not nil, is the source of the load state, generation,
+	// shed set and failover freeze: the levers it applied last
+	// ([Stepper.Levers]), so they change together with admission and
+	// retries. LoadState is then not read.
+	Stepper *Stepper
 	// Metrics, when not nil, counts every decision and reads Admission's
 	// limit and in-flight count. Nil counts nothing.
 	Metrics *Metrics
@@ -103,6 +109,9 @@ type Info struct {
 	Generation uint64
 	// Shed is the set of optional features shed for this request.
 	Shed shed.Set
+	// FreezeFailover: the policy refuses automatic failover into or out of
+	// the cell (see [FailoverFrozen]).
+	FreezeFailover bool
 	// Admitted is the instant of admission, as read from the wall clock.
 	Admitted time.Time
 }
@@ -258,9 +267,12 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			class = admission.Sheddable
 		}
 	}
-	var snap loadstate.Snapshot
-	if cfg.LoadState != nil {
-		snap = cfg.LoadState.Snapshot()
+	var snap levers.Levers
+	if cfg.Stepper != nil {
+		snap = cfg.Stepper.Levers()
+		m.setLoadState(snap.State, snap.Generation)
+	} else if cfg.LoadState != nil {
+		snap = levers.Of(cfg.LoadState.Snapshot(), cfg.Shed)
 		m.setLoadState(snap.State, snap.Generation)
 	}
 	ctx := r.Context()
@@ -316,13 +328,14 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		ctx = identity.NewContext(ctx, id)
 	}
 	st := &requestState{h: h, info: Info{
-		Class:      class,
-		Deadline:   dl,
-		Identity:   id,
-		State:      snap.State,
-		Generation: snap.Generation,
-		Shed:       cfg.Shed.Set(snap.Policy.Shed),
-		Admitted:   now,
+		Class:          class,
+		Deadline:       dl,
+		Identity:       id,
+		State:          snap.State,
+		Generation:     snap.Generation,
+		Shed:           snap.Shed,
+		FreezeFailover: snap.FreezeFailover,
+		Admitted:       now,
 	}}
 	ctx = context.WithValue(ctx, ctxKey{}, st)
 	rw := newWriter(w)

@@ -22,7 +22,6 @@ import (
 	"github.com/goodput-lab/goodput/control/deadline"
 	"github.com/goodput-lab/goodput/control/identity"
 	"github.com/goodput-lab/goodput/control/loadstate"
-	"github.com/goodput-lab/goodput/control/shed"
 )
 
 // classFromHeader classifies by the X-Class header (default Standard).
@@ -161,16 +160,16 @@ func TestRetryAfterSeconds(t *testing.T) {
 func TestHandlerContext(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		now := time.Now()
-		m, err := loadstate.New(loadstate.Northstar(), now)
+		m, err := loadstate.New(testLoadState(), now)
 		if err != nil {
 			t.Fatal(err)
 		}
-		tbl, err := shed.Default().Compile()
+		tbl, err := testShedPlan().Compile()
 		if err != nil {
 			t.Fatal(err)
 		}
-		recs, _ := tbl.Feature(shed.Recommendations)
-		analytics, _ := tbl.Feature(shed.Analytics)
+		recs, _ := tbl.Feature("recommendations")
+		analytics, _ := tbl.Feature("analytics")
 
 		var got Info
 		var ctxDL time.Time

@@ -8,7 +8,9 @@ import (
 
 	"github.com/goodput-lab/goodput/control/admission"
 	"github.com/goodput-lab/goodput/control/budget"
+	"github.com/goodput-lab/goodput/control/levers"
 	"github.com/goodput-lab/goodput/control/loadstate"
+	"github.com/goodput-lab/goodput/control/shed"
 )
 
 // DefaultInterval is the Stepper's control interval when Interval is zero.
@@ -22,9 +24,16 @@ const DefaultInterval = time.Second
 // Every Interval, Run samples Signals, calls [loadstate.Machine.Step] and,
 // whenever the policy generation has changed since it last looked (a
 // transition, a ramp step, or an Override made elsewhere), applies the
-// policy in force: [admission.Controller.SetScale] with its AdmissionScale and
-// [budget.Budget.SetRatio] with its RetryRatio. It applies the policy in
-// force once when it starts, too.
+// policy in force through a [levers.Applier], as the simulator does:
+// [admission.Controller.SetScale] with its AdmissionScale,
+// [budget.Budget.SetRatio] with its RetryRatio, and the shed set and
+// failover freeze that [Stepper.Levers] returns. It applies the policy in
+// force once when it starts, too, so Normal's policy holds from the first
+// instant.
+//
+// Give the Stepper to [ServerConfig.Stepper] so that requests are served
+// under the levers it applied (their shed set and [FailoverFrozen]),
+// generation by generation with admission and retries.
 //
 // Set the fields before calling Run and do not change them while it runs.
 type Stepper struct {
@@ -39,6 +48,10 @@ type Stepper struct {
 	Admission *admission.Controller
 	// Budget, when not nil, gets the policy's retry ratio.
 	Budget *budget.Budget
+	// Shed is the compiled shed plan the policy's shed set is looked up
+	// in; give [ServerConfig.Shed] the same table. The zero Table sheds
+	// nothing.
+	Shed shed.Table
 	// OnTransition, when not nil, is called with each new entry of the
 	// machine's log (transitions, ramp steps and overrides, whoever made
 	// them), once its policy is applied, e.g. to log it. It runs on Run's
@@ -47,6 +60,22 @@ type Stepper struct {
 	// Metrics, when not nil, gets the load state, the generation and a
 	// count of transitions.
 	Metrics *Metrics
+
+	app levers.Applier
+}
+
+// Levers returns the levers Run applied last: the zero Levers (generation
+// 0, Normal, nothing shed, failover not frozen) before Run starts. It is a
+// lock-free load that does not allocate: call it per request.
+func (s *Stepper) Levers() levers.Levers { return s.app.Levers() }
+
+// FailoverFrozen reports whether the load-state policy the request whose
+// context is ctx was admitted under freezes automatic failover, so that a
+// handler refuses to fail over into or out of the cell (see
+// [Info.FreezeFailover]). Outside a [Handler] it is false.
+func FailoverFrozen(ctx context.Context) bool {
+	st := stateFrom(ctx)
+	return st != nil && st.info.FreezeFailover
 }
 
 // Run steps the machine every Interval until ctx ends, then returns
@@ -66,6 +95,8 @@ func (s *Stepper) Run(ctx context.Context) error {
 	if interval == 0 {
 		interval = DefaultInterval
 	}
+	s.app.Machine, s.app.Shed = s.Machine, s.Shed
+	s.app.Controls = levers.Controls{Admission: s.Admission, Budget: s.Budget}
 	applied, err := s.apply(time.Now())
 	if err != nil {
 		return err
@@ -99,15 +130,10 @@ func (s *Stepper) Run(ctx context.Context) error {
 
 // apply applies the policy in force at now and returns its generation.
 func (s *Stepper) apply(now time.Time) (uint64, error) {
-	snap := s.Machine.Snapshot()
-	s.Metrics.setLoadState(snap.State, snap.Generation)
-	if s.Admission != nil {
-		s.Admission.SetScale(snap.Policy.AdmissionScale)
+	l, _, err := s.app.Sync(now)
+	if err != nil {
+		return 0, fmt.Errorf("controlhttp: %w", err)
 	}
-	if s.Budget != nil {
-		if err := s.Budget.SetRatio(now, snap.Policy.RetryRatio); err != nil {
-			return 0, fmt.Errorf("controlhttp: applying generation %d: %w", snap.Generation, err)
-		}
-	}
-	return snap.Generation, nil
+	s.Metrics.setLoadState(l.State, l.Generation)
+	return l.Generation, nil
 }

@@ -23,7 +23,7 @@ import (
 	"github.com/goodput-lab/goodput/control/deadline"
 	"github.com/goodput-lab/goodput/control/identity"
 	"github.com/goodput-lab/goodput/control/loadstate"
-	"github.com/goodput-lab/goodput/control/shed"
+	"github.com/goodput-lab/goodput/scenario"
 )
 
 // attrs returns a span's attributes as strings by key.
@@ -50,16 +50,16 @@ func serve(h http.Handler, req *http.Request) int {
 func TestServed(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		now := time.Now() // 2000-01-01T00:00:00Z in the bubble
-		states, err := loadstate.New(loadstate.Northstar(), now)
+		states, err := loadstate.New(scenario.NorthstarLoadState(), now)
 		if err != nil {
 			t.Fatal(err)
 		}
 		states.Override(now, loadstate.Pressured, "test")
-		tbl, err := shed.Default().Compile()
+		tbl, err := scenario.NorthstarShedPlan().Compile()
 		if err != nil {
 			t.Fatal(err)
 		}
-		recs, _ := tbl.Feature(shed.Recommendations)
+		recs, _ := tbl.Feature(scenario.FeatureRecommendations)
 		sr, obs := recorder()
 		h := controlhttp.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			controlhttp.Shed(r.Context(), recs)

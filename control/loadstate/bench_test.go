@@ -8,7 +8,7 @@ import (
 // BenchmarkPolicy measures the per-request lookup of the policy in force,
 // from one goroutine and under b.RunParallel.
 func BenchmarkPolicy(b *testing.B) {
-	m := mustNew(b, Northstar())
+	m := mustNew(b, northstar())
 	m.Override(t14, Recovering, "bench") // the ramp's admission applies
 	b.Run("serial", func(b *testing.B) {
 		b.ReportAllocs()
@@ -33,7 +33,7 @@ func BenchmarkPolicy(b *testing.B) {
 
 // BenchmarkStep measures a control-interval Step that makes no transition.
 func BenchmarkStep(b *testing.B) {
-	m := mustNew(b, Northstar())
+	m := mustNew(b, northstar())
 	s := calm
 	s.QueueAge = 220 * time.Millisecond // between exit and warn: gates evaluated, no transition
 	now := t14

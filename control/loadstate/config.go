@@ -125,9 +125,12 @@ func (p *Policies) of(s State) *Policy {
 }
 
 // Config declares a load-state machine: its gates, timing, ramp and the
-// policy of each state. The zero Config is not valid: Normal must admit work
-// (Policies.Normal.AdmissionScale > 0). Start from [Northstar] or fill every
-// policy; zero gates are disabled, zero durations mean "no wait".
+// policy of each state. Zero gates are disabled and zero durations mean "no
+// wait"; zero Policies mean [DefaultPolicies]. The zero Config is therefore
+// valid: every gate is disabled, so the machine stays Normal (under
+// DefaultPolicies' Normal) and changes state only by [Machine.Override].
+// Declare the gates the service measures, with thresholds cut from its own
+// deadline and capacity, to let the machine move by itself.
 type Config struct {
 	// Gates declares the leading-indicator gates. A disabled gate never
 	// binds. With every gate disabled the machine stays Normal except by
@@ -148,44 +151,36 @@ type Config struct {
 	Policies Policies
 }
 
-// Northstar returns the load-state machine of the Northstar case study. The
-// seed fixes the queue-age gates (250 ms in Normal, 1,000 ms while
-// Protected), the 1.08 attempts-per-logical bound in Normal, the 2% retry
-// budget while Protected and the 1.8 s deadline that the slack gates are cut
-// from; the other thresholds, holds and the 0.5/0.75/1 ramp (2 minutes a
-// step) are goodput's calibration choices, picked so that a restored
-// dependency can return the cell to Normal inside the seed's twelve-minute
-// objective.
-func Northstar() Config {
-	return Config{
-		Gates: Gates{
-			Amplification:        Gate{Warn: 1.08, Hard: 1.3, Exit: 1.05},
-			Slack:                DurationGate{Warn: 1200 * time.Millisecond, Hard: 600 * time.Millisecond, Exit: 1400 * time.Millisecond},
-			QueueAge:             DurationGate{Warn: 250 * time.Millisecond, Hard: 1000 * time.Millisecond, Exit: 200 * time.Millisecond},
-			DependencySaturation: Gate{Warn: 0.8, Hard: 0.95, Exit: 0.7},
-			ReadyReserve:         Gate{Warn: 0.10, Exit: 0.15}, // a warning only: low reserve prewarms, it does not shed
-		},
-		Sustain: 30 * time.Second,
-		Hold: Holds{
-			Pressured:  time.Minute,
-			Protected:  2 * time.Minute,
-			Recovering: 6 * time.Minute,
-		},
-		Ramp: []RampStep{
-			{Admission: 0.5, Hold: 2 * time.Minute},
-			{Admission: 0.75, Hold: 2 * time.Minute},
-			{Admission: 1, Hold: 2 * time.Minute},
-		},
-		Policies: Policies{
-			Normal: Policy{RetryRatio: 0.05, AdmissionScale: 1, Shed: Normal},
-			Pressured: Policy{RetryRatio: 0.03, AdmissionScale: 1, Shed: Pressured,
-				Prewarm: true, StopBackground: true},
-			Protected: Policy{RetryRatio: 0.02, AdmissionScale: 0.5, Shed: Protected,
-				FreezeFailover: true, Prewarm: true, StopBackground: true},
-			Recovering: Policy{RetryRatio: 0.02, Shed: Recovering,
-				FreezeFailover: true, Prewarm: true, StopBackground: true},
-		},
+// DefaultPolicies returns the policies a zero [Config.Policies] stands for,
+// a generic ladder for a service that has not calibrated its own: Normal
+// admits everything and allows 10 retries per 100 requests; Pressured halves
+// the retries, prewarms and stops background work; Protected admits half the
+// limit, allows 1 retry per 100, sheds its set and freezes failover;
+// Recovering admits three quarters (unless a Ramp sets admission), with
+// Protected's retries, shedding its own set. The figures are goodput's
+// choices, not measurements: calibrate them for the service.
+func DefaultPolicies() Policies {
+	return Policies{
+		Normal:    Policy{RetryRatio: 0.1, AdmissionScale: 1, Shed: Normal},
+		Pressured: Policy{RetryRatio: 0.05, AdmissionScale: 1, Shed: Pressured, Prewarm: true, StopBackground: true},
+		Protected: Policy{RetryRatio: 0.01, AdmissionScale: 0.5, Shed: Protected,
+			FreezeFailover: true, Prewarm: true, StopBackground: true},
+		Recovering: Policy{RetryRatio: 0.01, AdmissionScale: 0.75, Shed: Recovering,
+			FreezeFailover: true, Prewarm: true, StopBackground: true},
 	}
+}
+
+// policies returns c's policies: [DefaultPolicies] when they are all zero.
+// With a Ramp, the default Recovering admission scale is left to the ramp.
+func (c *Config) policies() Policies {
+	if c.Policies != (Policies{}) {
+		return c.Policies
+	}
+	p := DefaultPolicies()
+	if len(c.Ramp) > 0 {
+		p.Recovering.AdmissionScale = 0
+	}
+	return p
 }
 
 // Validate reports the first problem that makes c unusable: a negative or
@@ -222,8 +217,9 @@ func (c Config) Validate() error {
 			return fmt.Errorf("loadstate: %s %v is negative; want a duration ≥ 0", d.name, d.v)
 		}
 	}
+	pols := c.policies()
 	for s := Normal; s <= Recovering; s++ {
-		p := c.Policies.of(s)
+		p := pols.of(s)
 		name := "Policies." + s.String()
 		if !inUnit(p.RetryRatio) {
 			return fmt.Errorf("loadstate: %s.RetryRatio %v is out of range; want a fraction in [0, 1]", name, p.RetryRatio)
@@ -235,13 +231,13 @@ func (c Config) Validate() error {
 			return fmt.Errorf("loadstate: %s.Shed %v is not a load state", name, p.Shed)
 		}
 	}
-	if c.Policies.Normal.AdmissionScale == 0 {
+	if pols.Normal.AdmissionScale == 0 {
 		return errors.New("loadstate: Policies.Normal.AdmissionScale is 0; Normal must admit work (want a fraction in (0, 1], usually 1)")
 	}
-	if len(c.Ramp) > 0 && c.Policies.Recovering.AdmissionScale != 0 {
-		return fmt.Errorf("loadstate: Policies.Recovering.AdmissionScale %v is unused: the Ramp sets admission while Recovering; leave it 0", c.Policies.Recovering.AdmissionScale)
+	if len(c.Ramp) > 0 && pols.Recovering.AdmissionScale != 0 {
+		return fmt.Errorf("loadstate: Policies.Recovering.AdmissionScale %v is unused: the Ramp sets admission while Recovering; leave it 0", pols.Recovering.AdmissionScale)
 	}
-	prev := c.Policies.Protected.AdmissionScale
+	prev := pols.Protected.AdmissionScale
 	for i, st := range c.Ramp {
 		switch {
 		case !inUnit(st.Admission) || st.Admission == 0:
@@ -252,8 +248,8 @@ func (c Config) Validate() error {
 			return fmt.Errorf("loadstate: Ramp[0].Admission %v is below Protected's %v; a ramp must not tighten admission", st.Admission, prev)
 		case st.Admission < prev:
 			return fmt.Errorf("loadstate: Ramp[%d].Admission %v is below Ramp[%d]'s %v; ramp steps must not decrease", i, st.Admission, i-1, prev)
-		case st.Admission > c.Policies.Normal.AdmissionScale:
-			return fmt.Errorf("loadstate: Ramp[%d].Admission %v is above Normal's %v", i, st.Admission, c.Policies.Normal.AdmissionScale)
+		case st.Admission > pols.Normal.AdmissionScale:
+			return fmt.Errorf("loadstate: Ramp[%d].Admission %v is above Normal's %v", i, st.Admission, pols.Normal.AdmissionScale)
 		}
 		prev = st.Admission
 	}

@@ -1,5 +1,5 @@
-// Package loadstate provides the Normal/Pressured/Protected/Recovering
-// load-state machine of the Northstar case study: one authority that turns
+// Package loadstate provides a Normal/Pressured/Protected/Recovering
+// load-state machine: one authority that turns
 // leading indicators into one policy for retries, admission, shedding,
 // failover and prewarming, so that those controls cannot contradict each
 // other during an incident.
@@ -23,7 +23,11 @@
 //
 // # Which method to call
 //
-// [New] builds a [Machine] from a [Config] ([Northstar] is the case study's).
+// [New] builds a [Machine] from a [Config]. The zero Config is valid (no
+// gates, [DefaultPolicies]; it moves only by Override); declare the gates the
+// service measures. The Northstar case study's config lives with its
+// scenario (package scenario, NorthstarLoadState). Apply the policy in force
+// with package levers (controlhttp.Stepper does).
 // Call [Machine.Step] once per control interval with the measured [Signals]
 // and the current instant; it applies at most one [Transition]. Per request,
 // call [Machine.Policy] — a lock-free load that does not allocate — and stamp
@@ -42,7 +46,12 @@
 //
 // # A short program
 //
-//	m, err := loadstate.New(loadstate.Northstar(), now)
+//	m, err := loadstate.New(loadstate.Config{
+//		Gates: loadstate.Gates{
+//			QueueAge: loadstate.DurationGate{Warn: 250 * time.Millisecond, Hard: time.Second, Exit: 200 * time.Millisecond},
+//		},
+//		Sustain: 30 * time.Second,
+//	}, now)
 //	if err != nil {
 //		return err
 //	}

@@ -219,6 +219,7 @@ func New(cfg Config, now time.Time) (*Machine, error) {
 		entered: now,
 		last:    now,
 	}
+	cfg.Policies = cfg.policies()
 	for s := Normal; s <= Recovering; s++ {
 		m.policies[s] = *cfg.Policies.of(s)
 	}

@@ -20,35 +20,73 @@ func mustNew(tb testing.TB, cfg Config) *Machine {
 	return m
 }
 
-func TestNorthstarPreset(t *testing.T) {
-	c := Northstar()
-	if err := c.Validate(); err != nil {
-		t.Fatalf("Northstar().Validate() = %v", err)
+// northstar is the Northstar case study's machine (scenario.NorthstarLoadState, which
+// this package's tests cannot import), the calibrated config the tests below step.
+func northstar() Config {
+	return Config{
+		Gates: Gates{
+			Amplification:        Gate{Warn: 1.08, Hard: 1.3, Exit: 1.05},
+			Slack:                DurationGate{Warn: 1200 * time.Millisecond, Hard: 600 * time.Millisecond, Exit: 1400 * time.Millisecond},
+			QueueAge:             DurationGate{Warn: 250 * time.Millisecond, Hard: 1000 * time.Millisecond, Exit: 200 * time.Millisecond},
+			DependencySaturation: Gate{Warn: 0.8, Hard: 0.95, Exit: 0.7},
+			ReadyReserve:         Gate{Warn: 0.10, Exit: 0.15},
+		},
+		Sustain: 30 * time.Second,
+		Hold:    Holds{Pressured: time.Minute, Protected: 2 * time.Minute, Recovering: 6 * time.Minute},
+		Ramp: []RampStep{
+			{Admission: 0.5, Hold: 2 * time.Minute},
+			{Admission: 0.75, Hold: 2 * time.Minute},
+			{Admission: 1, Hold: 2 * time.Minute},
+		},
+		Policies: Policies{
+			Normal:     Policy{RetryRatio: 0.05, AdmissionScale: 1, Shed: Normal},
+			Pressured:  Policy{RetryRatio: 0.03, AdmissionScale: 1, Shed: Pressured, Prewarm: true, StopBackground: true},
+			Protected:  Policy{RetryRatio: 0.02, AdmissionScale: 0.5, Shed: Protected, FreezeFailover: true, Prewarm: true, StopBackground: true},
+			Recovering: Policy{RetryRatio: 0.02, Shed: Recovering, FreezeFailover: true, Prewarm: true, StopBackground: true},
+		},
 	}
-	// The figures the seed fixes.
-	if c.Gates.QueueAge.Warn != 250*time.Millisecond || c.Gates.QueueAge.Hard != time.Second {
-		t.Errorf("queue-age gates %v/%v, want 250ms/1s", c.Gates.QueueAge.Warn, c.Gates.QueueAge.Hard)
+}
+
+// TestZeroConfig: the zero Config is valid; its machine stays Normal under
+// DefaultPolicies whatever the signals, and moves only by Override.
+func TestZeroConfig(t *testing.T) {
+	t0 := time.Date(2025, 3, 11, 14, 0, 0, 0, time.UTC)
+	m, err := New(Config{}, t0)
+	if err != nil {
+		t.Fatalf("New(Config{}) = %v", err)
 	}
-	if c.Gates.Amplification.Warn != 1.08 {
-		t.Errorf("amplification warning %v, want 1.08", c.Gates.Amplification.Warn)
+	def := DefaultPolicies()
+	if got := m.Policy(); got != def.Normal {
+		t.Errorf("policy %+v, want DefaultPolicies().Normal %+v", got, def.Normal)
 	}
-	if c.Policies.Protected.RetryRatio != 0.02 {
-		t.Errorf("Protected retry ratio %v, want 0.02", c.Policies.Protected.RetryRatio)
+	bad := Signals{Amplification: 9, QueueAge: time.Hour, DependencySaturation: 1}
+	for i := range 10 {
+		if tr, ok := m.Step(t0.Add(time.Duration(i)*time.Minute), bad); ok {
+			t.Fatalf("zero Config moved by itself: %v", tr)
+		}
 	}
-	// Sustain, the Protected hold and the ramp fit inside the seed's
-	// twelve-minute return-to-Normal objective.
-	total := c.Hold.Protected
-	for _, st := range c.Ramp {
-		total += st.Hold
+	m.Override(t0.Add(time.Hour), Protected, "operator")
+	if got := m.Policy(); got != def.Protected || m.State() != Protected {
+		t.Errorf("after Override: %v %+v, want Protected %+v", m.State(), got, def.Protected)
 	}
-	if total > 12*time.Minute || c.Hold.Recovering > total-c.Hold.Protected {
-		t.Errorf("restoration to Normal takes at least %v, want ≤ 12m", total)
+	// With a Ramp, the ramp sets Recovering's admission, so the default leaves it 0.
+	if err := (Config{Ramp: []RampStep{{Admission: 0.5}, {Admission: 1}}}).Validate(); err != nil {
+		t.Errorf("zero Policies with a Ramp: %v", err)
+	}
+	for s := Normal; s <= Recovering; s++ {
+		p := def.of(s)
+		if p.Shed != s {
+			t.Errorf("DefaultPolicies %v sheds the %v set, want its own", s, p.Shed)
+		}
+		if s > Normal && p.RetryRatio >= def.Normal.RetryRatio {
+			t.Errorf("DefaultPolicies %v retries %v, want fewer than Normal's %v", s, p.RetryRatio, def.Normal.RetryRatio)
+		}
 	}
 }
 
 func TestConfigValidate(t *testing.T) {
 	mod := func(f func(*Config)) Config {
-		c := Northstar()
+		c := northstar()
 		f(&c)
 		return c
 	}
@@ -57,9 +95,10 @@ func TestConfigValidate(t *testing.T) {
 		cfg  Config
 		want string // substring of the error; "" for valid
 	}{
-		{"northstar", Northstar(), ""},
+		{"northstar", northstar(), ""},
 		{"only normal policy", Config{Policies: Policies{Normal: Policy{AdmissionScale: 1}}}, ""},
-		{"zero config", Config{}, "Normal must admit"},
+		{"zero config", Config{}, ""},
+		{"normal admits nothing", Config{Policies: Policies{Pressured: Policy{AdmissionScale: 1}}}, "Normal must admit"},
 		{"exit equals warn", mod(func(c *Config) { c.Gates.QueueAge.Exit = 250 * time.Millisecond }), "QueueAge.Exit 250ms must be strictly below Warn 250ms"},
 		{"exit above warn", mod(func(c *Config) { c.Gates.Amplification.Exit = 1.1 }), "Amplification.Exit 1.1 must be strictly below Warn"},
 		{"exit above hard, no warn", mod(func(c *Config) {
@@ -108,7 +147,7 @@ func TestConfigValidate(t *testing.T) {
 // TestSustainPerGate: the sustain clock belongs to one gate; two gates that
 // take turns breaching never sustain.
 func TestSustainPerGate(t *testing.T) {
-	m := mustNew(t, Northstar())
+	m := mustNew(t, northstar())
 	sig := func(amp float64, q time.Duration) Signals {
 		s := calm
 		s.Amplification, s.QueueAge = amp, q
@@ -138,7 +177,7 @@ func TestSustainPerGate(t *testing.T) {
 }
 
 func TestZeroSustainAndHolds(t *testing.T) {
-	c := Northstar()
+	c := northstar()
 	c.Sustain, c.Hold = 0, Holds{}
 	for i := range c.Ramp {
 		c.Ramp[i].Hold = 0
@@ -182,7 +221,7 @@ func TestZeroSustainAndHolds(t *testing.T) {
 }
 
 func TestNaNHoldsPosition(t *testing.T) {
-	m := mustNew(t, Northstar())
+	m := mustNew(t, northstar())
 	nan := calm
 	nan.Amplification = math.NaN()
 	for i := range 100 {
@@ -199,7 +238,7 @@ func TestNaNHoldsPosition(t *testing.T) {
 }
 
 func TestTimeBackwardsIsClamped(t *testing.T) {
-	m := mustNew(t, Northstar())
+	m := mustNew(t, northstar())
 	warn := calm
 	warn.QueueAge = 300 * time.Millisecond
 	m.Step(t14.Add(time.Minute), warn)
@@ -218,7 +257,7 @@ func TestTimeBackwardsIsClamped(t *testing.T) {
 }
 
 func TestOverrideInvalidStatePanics(t *testing.T) {
-	m := mustNew(t, Northstar())
+	m := mustNew(t, northstar())
 	defer func() {
 		if r := recover(); r == nil || !strings.Contains(r.(string), "State(7)") {
 			t.Fatalf("recover() = %v", r)
@@ -231,7 +270,7 @@ func TestOverrideInvalidStatePanics(t *testing.T) {
 }
 
 func TestConfigIsCopied(t *testing.T) {
-	c := Northstar()
+	c := northstar()
 	m := mustNew(t, c)
 	c.Ramp[0].Admission = 0.9
 	m.Config().Ramp[0].Admission = 0.9
@@ -291,7 +330,7 @@ func breaches(c Config, s Signals) (hard, warn, clear bool) {
 // the thresholds, random gaps, occasional steps back in time and overrides)
 // and checks the invariants after every call.
 func TestProperties(t *testing.T) {
-	cfg := Northstar()
+	cfg := northstar()
 	pick := func(r *rand.Rand, vs ...float64) float64 { return vs[r.IntN(len(vs))] }
 	ms := func(v float64) time.Duration { return time.Duration(v * float64(time.Millisecond)) }
 	seen := map[[2]State]int{}
@@ -435,7 +474,7 @@ func TestProperties(t *testing.T) {
 // TestConcurrentReaders runs Policy readers against a stepping writer; run
 // with -race.
 func TestConcurrentReaders(t *testing.T) {
-	m := mustNew(t, Northstar())
+	m := mustNew(t, northstar())
 	var wg sync.WaitGroup
 	stop := make(chan struct{})
 	for range 3 {

@@ -146,7 +146,7 @@ func (e *scriptEnv) do(line string) (string, error) {
 	}
 	switch f[0] {
 	case "new":
-		cfg := Northstar()
+		cfg := northstar()
 		for _, a := range f[1:] {
 			k, v, _ := strings.Cut(a, "=")
 			switch k {

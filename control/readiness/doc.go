@@ -13,8 +13,8 @@
 //
 // # Which method to call
 //
-// Build a [Fleet] with [NewFleet] and a [Config] ([Northstar] is the case
-// study's). [Fleet.Request] adds an [Instance] when the autoscaler asks for
+// Build a [Fleet] with [NewFleet] and a [Config] (the zero Config asks for
+// nothing beyond process readiness). [Fleet.Request] adds an [Instance] when the autoscaler asks for
 // one; report the platform's events with [Instance.Scheduled] and
 // [Instance.ProcessReady]; then call [Instance.Observe] every measurement
 // interval with what the instance shows. It becomes [RouteReady] once the
@@ -29,7 +29,9 @@
 //
 // # A short program
 //
-//	fleet, _ := readiness.NewFleet(readiness.Northstar())
+//	fleet, _ := readiness.NewFleet(readiness.Config{
+//		Route: readiness.Criteria{Connections: 20, CacheWarm: 0.85, CanaryRate: 350, CanaryFor: 30 * time.Second},
+//	})
 //	inst := fleet.Request(now)
 //	inst.Scheduled(scheduledAt)
 //	inst.ProcessReady(probePassedAt)

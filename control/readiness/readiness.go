@@ -97,7 +97,13 @@ type Observation struct {
 	Throughput float64
 }
 
-// Config declares the readiness criteria of a service's instances.
+// Config declares the readiness criteria of a service's instances. The zero
+// Config is valid and asks for nothing: an instance is RouteReady and Warm at
+// its first observation after ProcessReady (the platform's own readiness
+// probe decides), and no nominal capacity is claimed. Declare Route (and
+// Warm) to keep traffic off an instance until it shows warm connections,
+// caches and a canary's throughput. The Northstar case study's criteria live
+// with its scenario (package scenario, NorthstarReadiness).
 type Config struct {
 	// Route are the criteria for RouteReady.
 	Route Criteria
@@ -108,20 +114,6 @@ type Config struct {
 	// to complete: what counting a requested instance as capacity claims.
 	// Zero reports no nominal capacity.
 	Nominal float64
-}
-
-// Northstar returns the readiness criteria of the Northstar case study:
-// route traffic only after representative connections are established,
-// caches meet a warm criterion and a canary proves 350 attempts/s at the
-// incident mix; a warm instance completes 420 attempts/s. The connection
-// count, the cache fractions, the canary durations and the 400/s warm
-// criterion are goodput's choices.
-func Northstar() Config {
-	return Config{
-		Route:   Criteria{Connections: 20, CacheWarm: 0.85, CanaryRate: 350, CanaryFor: 30 * time.Second},
-		Warm:    Criteria{Connections: 20, CacheWarm: 0.93, CanaryRate: 400, CanaryFor: time.Minute},
-		Nominal: 420,
-	}
 }
 
 // Validate reports whether c is usable: no negative or out-of-range field,

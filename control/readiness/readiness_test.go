@@ -30,9 +30,19 @@ func TestStageString(t *testing.T) {
 	}
 }
 
+// northstar is the Northstar case study's criteria (scenario.NorthstarReadiness,
+// which this package's tests cannot import).
+func northstar() Config {
+	return Config{
+		Route:   Criteria{Connections: 20, CacheWarm: 0.85, CanaryRate: 350, CanaryFor: 30 * time.Second},
+		Warm:    Criteria{Connections: 20, CacheWarm: 0.93, CanaryRate: 400, CanaryFor: time.Minute},
+		Nominal: 420,
+	}
+}
+
 func TestConfigValidate(t *testing.T) {
 	mod := func(f func(*Config)) Config {
-		c := Northstar()
+		c := northstar()
 		f(&c)
 		return c
 	}
@@ -42,7 +52,7 @@ func TestConfigValidate(t *testing.T) {
 		want string
 	}{
 		{"zero", Config{}, ""},
-		{"northstar", Northstar(), ""},
+		{"northstar", northstar(), ""},
 		{"route only", Config{Route: Criteria{CanaryRate: 350}}, ""},
 		{"negative connections", mod(func(c *Config) { c.Route.Connections = -1 }), "Route.Connections -1 is negative"},
 		{"cache above 1", mod(func(c *Config) { c.Warm.CacheWarm = 1.2 }), "Warm.CacheWarm 1.2 is out of range"},
@@ -99,7 +109,7 @@ func TestInstanceScripts(t *testing.T) {
 	}{
 		{
 			name: "canary must hold for CanaryFor",
-			cfg:  Northstar(),
+			cfg:  northstar(),
 			events: []event{
 				{at: 60 * s, op: "sched", want: Scheduled, moved: true},
 				{at: 6 * 60 * s, op: "ready", want: ProcessReady, moved: true},
@@ -115,7 +125,7 @@ func TestInstanceScripts(t *testing.T) {
 		},
 		{
 			name: "a break restarts the canary",
-			cfg:  Northstar(),
+			cfg:  northstar(),
 			events: []event{
 				{at: 0, op: "ready", want: ProcessReady, moved: true},
 				{at: 10 * s, op: "obs", o: routeObs, want: ProcessReady},
@@ -229,7 +239,7 @@ func TestInstanceScripts(t *testing.T) {
 }
 
 func TestStageAlreadyReached(t *testing.T) {
-	in, _ := NewInstance(Northstar(), t0)
+	in, _ := NewInstance(northstar(), t0)
 	if err := in.ProcessReady(at(time.Minute)); err != nil {
 		t.Fatal(err)
 	}

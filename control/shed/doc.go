@@ -15,7 +15,7 @@
 //
 // # Which method to call
 //
-//   - Declare a [Plan] (or start from [Default]): the correctness contract and,
+//   - Declare a [Plan]: the correctness contract and,
 //     for each [loadstate.State], the optional features shed in it.
 //     Shedding must be cumulative: Normal ⊆ Pressured ⊆ Recovering ⊆
 //     Protected ([ErrNotCumulative]).
@@ -25,13 +25,22 @@
 //     whole [Set] with [Table.Set] and test it with [Set.Has]; neither
 //     allocates.
 //
+// The zero Plan (and the zero [Table]) sheds nothing in any state. The
+// Northstar checkout's plan lives with its scenario (package scenario,
+// NorthstarShedPlan).
+//
 // # A short program
 //
-//	tbl, err := shed.Default().Compile()
+//	tbl, err := shed.Plan{
+//		Required: []shed.Required{{Name: "order-commit", Why: "the order must be durable"}},
+//		States: map[loadstate.State][]shed.Optional{
+//			loadstate.Protected: {{Name: "recommendations", Fallback: "no recommendations block"}},
+//		},
+//	}.Compile()
 //	if err != nil {
 //		return err
 //	}
-//	recs, _ := tbl.Feature(shed.Recommendations)
+//	recs, _ := tbl.Feature("recommendations")
 //	// per request, with the state from the load-state machine:
 //	if !tbl.Shed(state, recs) {
 //		resp.Recommendations = recommend(ctx, cart)

@@ -9,14 +9,33 @@ import (
 	"github.com/goodput-lab/goodput/control/shed"
 )
 
-// The Northstar plan: look a feature up once, then ask per request.
+// A checkout's plan (the Northstar case study's): Pressured stops synchronous
+// analytics and background work, Protected and Recovering also shed
+// recommendations, rich receipts and the optional fraud enrichment; the
+// order commit is required. Look a feature up once, then ask per request.
 func Example() {
-	tbl, err := shed.Default().Compile()
+	var (
+		analytics       = shed.Optional{Name: "analytics", Fallback: "events deferred to the asynchronous pipeline"}
+		background      = shed.Optional{Name: "background", Fallback: "shadow and background work paused"}
+		recommendations = shed.Optional{Name: "recommendations", Fallback: "response without a recommendations block"}
+		receipt         = shed.Optional{Name: "receipt-enrichment", Fallback: "plain receipt without rich rendering"}
+		fraud           = shed.Optional{Name: "fraud-enrichment", Fallback: "conservative risk decision from the mandatory checks alone"}
+	)
+	protected := []shed.Optional{analytics, background, recommendations, receipt, fraud}
+	plan := shed.Plan{
+		Required: []shed.Required{{Name: "order-commit", Why: "the order must be durable before it is confirmed"}},
+		States: map[loadstate.State][]shed.Optional{
+			loadstate.Pressured:  {analytics, background},
+			loadstate.Protected:  protected,
+			loadstate.Recovering: protected,
+		},
+	}
+	tbl, err := plan.Compile()
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	recs, _ := tbl.Feature(shed.Recommendations)
+	recs, _ := tbl.Feature("recommendations")
 	for _, s := range []loadstate.State{loadstate.Normal, loadstate.Pressured, loadstate.Protected, loadstate.Recovering} {
 		fmt.Printf("%-10v recommendations shed: %-5v all shed: [%s]\n",
 			s, tbl.Shed(s, recs), strings.Join(tbl.Names(tbl.Set(s)), ", "))
@@ -28,13 +47,27 @@ func Example() {
 	// Recovering recommendations shed: true  all shed: [analytics, background, recommendations, receipt-enrichment, fraud-enrichment]
 }
 
+// The zero Plan sheds nothing in any state.
+func ExamplePlan_zero() {
+	tbl, err := shed.Plan{}.Compile()
+	fmt.Println(err, tbl.Len(), tbl.Set(loadstate.Protected).Len())
+	// Output:
+	// <nil> 0 0
+}
+
 // Required work cannot be shed: the compiler refuses a shed.Required where a
 // shed.Optional is expected, and Validate refuses an Optional that reuses a
 // required name.
 func ExamplePlan_Validate() {
-	plan := shed.Default()
-	plan.States[loadstate.Protected] = append(plan.States[loadstate.Protected],
-		shed.Optional{Name: shed.OrderCommit, Fallback: "commit later"})
+	plan := shed.Plan{
+		Required: []shed.Required{{Name: "order-commit", Why: "the order must be durable before it is confirmed"}},
+		States: map[loadstate.State][]shed.Optional{
+			loadstate.Protected: {
+				{Name: "recommendations", Fallback: "response without a recommendations block"},
+				{Name: "order-commit", Fallback: "commit later"},
+			},
+		},
+	}
 	err := plan.Validate()
 	fmt.Println(errors.Is(err, shed.ErrRequired))
 	fmt.Println(err)
@@ -45,7 +78,12 @@ func ExamplePlan_Validate() {
 
 // A response handler carries the fallback of each feature it skips.
 func ExampleTable_Optional() {
-	tbl, _ := shed.Default().Compile()
+	tbl, _ := shed.Plan{States: map[loadstate.State][]shed.Optional{
+		loadstate.Protected: {
+			{Name: "recommendations", Fallback: "response without a recommendations block"},
+			{Name: "receipt-enrichment", Fallback: "plain receipt without rich rendering"},
+		},
+	}}.Compile()
 	set := tbl.Set(loadstate.Protected)
 	for f := range shed.Feature(tbl.Len()) {
 		if set.Has(f) {
@@ -54,9 +92,6 @@ func ExampleTable_Optional() {
 		}
 	}
 	// Output:
-	// analytics: events deferred to the asynchronous pipeline
-	// background: shadow and background work paused
 	// recommendations: response without a recommendations block
 	// receipt-enrichment: plain receipt without rich rendering
-	// fraud-enrichment: conservative risk decision from the mandatory checks alone
 }

@@ -30,7 +30,7 @@ func mustCompile(t testing.TB, p Plan) Table {
 }
 
 func TestDefaultPlan(t *testing.T) {
-	tbl := mustCompile(t, Default())
+	tbl := mustCompile(t, checkout())
 	tests := []struct {
 		state loadstate.State
 		shed  []string
@@ -78,9 +78,9 @@ func TestDefaultPlan(t *testing.T) {
 		t.Errorf("Len = %d", tbl.Len())
 	}
 	// Default returns a fresh plan each time.
-	p := Default()
+	p := checkout()
 	p.States[loadstate.Pressured][0].Fallback = "changed"
-	if Default().States[loadstate.Pressured][0].Fallback == "changed" {
+	if checkout().States[loadstate.Pressured][0].Fallback == "changed" {
 		t.Error("Default shares its slices between calls")
 	}
 }
@@ -338,7 +338,7 @@ func TestPropertyCompiledMatchesDeclaration(t *testing.T) {
 }
 
 func TestLookupAllocations(t *testing.T) {
-	tbl := mustCompile(t, Default())
+	tbl := mustCompile(t, checkout())
 	f, _ := tbl.Feature(Recommendations)
 	allocs := testing.AllocsPerRun(1000, func() {
 		if !tbl.Shed(loadstate.Protected, f) || tbl.Set(loadstate.Normal).Has(f) {
@@ -351,7 +351,7 @@ func TestLookupAllocations(t *testing.T) {
 }
 
 func BenchmarkShed(b *testing.B) {
-	tbl := mustCompile(b, Default())
+	tbl := mustCompile(b, checkout())
 	f, _ := tbl.Feature(ReceiptEnrichment)
 	b.ReportAllocs()
 	n := 0

@@ -2,7 +2,8 @@ package shed
 
 import "github.com/goodput-lab/goodput/control/loadstate"
 
-// Names of the features of [Default], the Northstar checkout's plan.
+// Names of the features of checkout, the Northstar checkout's plan (the
+// scenario layer's NorthstarShedPlan, which this package's tests cannot import).
 const (
 	// Optional work.
 	Analytics         = "analytics"
@@ -18,14 +19,14 @@ const (
 	RiskCheck            = "risk-check"
 )
 
-// Default returns the plan of the Northstar checkout case study. Pressured
+// checkout returns the plan of the Northstar checkout case study. Pressured
 // stops synchronous analytics and shadow/background work; Protected and
 // Recovering also shed recommendations, rich receipt rendering and the
 // optional fraud enrichment, whose approved fallback is conservative.
 // Inventory reservation, payment idempotency, durable order commit and the
 // mandatory risk checks are required and are never shed. Each call returns a
 // fresh Plan that the caller may change.
-func Default() Plan {
+func checkout() Plan {
 	var (
 		analytics       = Optional{Name: Analytics, Fallback: "events deferred to the asynchronous pipeline"}
 		background      = Optional{Name: Background, Fallback: "shadow and background work paused"}
