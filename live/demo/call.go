@@ -53,9 +53,10 @@ func (e *errStatus) Error() string {
 func (c *client) post(ctx context.Context, path string, p payload, id identity.Request) error {
 	body, _ := json.Marshal(p)
 	if c.controlled {
-		hdr := http.Header{}
-		identity.Inject(hdr, id) // the transport sends it with each attempt's number
-		err := c.attempt(ctx, path, body, hdr)
+		// The identity goes in the context: the transport derives this call's own key
+		// from it and the operation (an authorisation and a capture of one order carry
+		// different keys), and sends it with each attempt's number.
+		err := c.attempt(identity.NewContext(ctx, id), path, body, nil)
 		c.count(err)
 		return err
 	}

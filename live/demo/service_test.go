@@ -551,3 +551,28 @@ func TestClosedStore(t *testing.T) {
 		t.Error("Audit on a closed store: no error")
 	}
 }
+
+// TestCallKeys: under the protected arm each call of a checkout carries a key of its own,
+// derived from the order's identity and the call's operation, so a payment API that
+// deduplicates by key cannot answer one call with another's result.
+func TestCallKeys(t *testing.T) {
+	var mu sync.Mutex
+	keys := map[string]string{} // path → Idempotency-Key
+	stub, _ := NewStub(KindAll, 0)
+	record := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		keys[r.URL.Path] = r.Header.Get(identity.Header)
+		mu.Unlock()
+		stub.ServeHTTP(w, r)
+	})
+	l := newLab(t, labOptions{arm: "protected", risk: record, payment: record})
+	if status, reason, body := l.do(t, "POST", "/checkout", "c-1", `{"amount":1250}`); status != 201 {
+		t.Fatalf("checkout: %d %s %s", status, reason, body)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	score, auth := keys["/score"], keys["/authorise"]
+	if score == "" || auth == "" || score == auth || strings.Trim(score, `"`) == "c-1" || strings.Trim(auth, `"`) == "c-1" {
+		t.Errorf("keys /score %q, /authorise %q; want one of its own for each call, neither the order's c-1", score, auth)
+	}
+}
