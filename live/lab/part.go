@@ -16,6 +16,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/goodput-lab/goodput/internal/proccpu"
 	"github.com/goodput-lab/goodput/live/demo"
 	"github.com/goodput-lab/goodput/live/faultproxy"
 	"github.com/goodput-lab/goodput/live/loadgen"
@@ -172,7 +173,7 @@ func runPart(ctx context.Context, spec partSpec, ln net.Listener, stdin io.Reade
 				runErr, running = err, false
 				break
 			}
-			if err := enc.Encode(partMsg{Started: true, CPUAtStart: processCPU()}); err != nil {
+			if err := enc.Encode(partMsg{Started: true, CPUAtStart: proccpu.Self()}); err != nil {
 				runErr, running = err, false
 			}
 		}

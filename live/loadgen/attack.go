@@ -22,6 +22,7 @@ import (
 	"github.com/goodput-lab/goodput/control/controlhttp"
 	"github.com/goodput-lab/goodput/control/deadline"
 	"github.com/goodput-lab/goodput/control/identity"
+	"github.com/goodput-lab/goodput/internal/proccpu"
 	"github.com/goodput-lab/goodput/scenario"
 )
 
@@ -244,7 +245,7 @@ func (a *Attacker) Run(ctx context.Context) (*Result, error) {
 			sleep = t.Sleep
 		}
 	}
-	cpu0 := processCPU()
+	cpu0 := proccpu.Self()
 	a.start = a.clock.Now()
 
 	jobs := make(chan Request)
@@ -314,7 +315,7 @@ func (a *Attacker) Run(ctx context.Context) (*Result, error) {
 	<-done
 	res := a.result(offered, workers)
 	res.Interrupted = interrupted
-	res.CPU = processCPU() - cpu0
+	res.CPU = proccpu.Self() - cpu0
 	return res, nil
 }
 

@@ -18,6 +18,7 @@ import (
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 	vegeta "github.com/tsenart/vegeta/v12/lib"
 
+	"github.com/goodput-lab/goodput/internal/proccpu"
 	"github.com/goodput-lab/goodput/scenario"
 )
 
@@ -116,7 +117,7 @@ func BenchmarkAttack(b *testing.B) {
 			late := hdr.New(1, histMax, histDigits)
 			var first time.Time
 			var sent, ok int64
-			cpu0 := processCPU()
+			cpu0 := proccpu.Self()
 			for r := range atk.Attack(tr, vegeta.Rate{Freq: *benchRate, Per: time.Second}, *benchFor, "bench") {
 				if r.Seq == 0 {
 					first = r.Timestamp
@@ -129,7 +130,7 @@ func BenchmarkAttack(b *testing.B) {
 					ok++
 				}
 			}
-			cpu := processCPU() - cpu0
+			cpu := proccpu.Self() - cpu0
 			if ok != sent {
 				b.Logf("vegeta: %d of %d ok", ok, sent)
 			}

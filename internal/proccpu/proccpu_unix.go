@@ -1,14 +1,14 @@
 //go:build unix
 
-package loadgen
+package proccpu
 
 import (
 	"syscall"
 	"time"
 )
 
-// processCPU is the process's user and system CPU time so far.
-func processCPU() time.Duration {
+// Self is this process's user and system CPU time so far; 0 when the system does not say.
+func Self() time.Duration {
 	var ru syscall.Rusage
 	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
 		return 0
