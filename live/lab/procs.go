@@ -218,15 +218,7 @@ func runArmParts(ctx context.Context, sc *scenario.Scenario, arm string, o Optio
 	if err != nil {
 		return a, err
 	}
-	placeholder := map[string]string{}
-	for _, d := range sc.Topology.Dependencies {
-		placeholder[d.Name] = "http://127.0.0.1:1"
-	}
-	cfg, err := demo.FromScenario(sc, arm, placeholder)
-	if err != nil {
-		return a, err
-	}
-	plan, err := loadgen.ScenarioPlan(sc, o.Seed)
+	cfg, plan, err := armPlan(sc, arm, o.Seed)
 	if err != nil {
 		return a, err
 	}

@@ -269,18 +269,24 @@ func listen(addr string) (net.Listener, string, error) {
 	return ln, "http://" + ln.Addr().String(), nil
 }
 
-// runArm runs one arm and converts its run; the parts are stopped before it returns.
-func runArm(ctx context.Context, sc *scenario.Scenario, arm string, o Options) (a packet.Arm, err error) {
-	// The service's dependencies, by name: FromScenario needs URLs to name them.
+// armPlan is the service's configuration for arm (its dependencies' URLs placeholders:
+// FromScenario needs URLs to name them) and the load plan the generator sends.
+func armPlan(sc *scenario.Scenario, arm string, seed uint64) (demo.Config, *loadgen.Plan, error) {
 	placeholder := map[string]string{}
 	for _, d := range sc.Topology.Dependencies {
 		placeholder[d.Name] = "http://127.0.0.1:1"
 	}
 	cfg, err := demo.FromScenario(sc, arm, placeholder)
 	if err != nil {
-		return a, err
+		return demo.Config{}, nil, err
 	}
-	plan, err := loadgen.ScenarioPlan(sc, o.Seed)
+	plan, err := loadgen.ScenarioPlan(sc, seed)
+	return cfg, plan, err
+}
+
+// runArm runs one arm and converts its run; the parts are stopped before it returns.
+func runArm(ctx context.Context, sc *scenario.Scenario, arm string, o Options) (a packet.Arm, err error) {
+	cfg, plan, err := armPlan(sc, arm, o.Seed)
 	if err != nil {
 		return a, err
 	}
