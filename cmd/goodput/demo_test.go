@@ -166,8 +166,9 @@ func TestDemoCommandOtelStdout(t *testing.T) {
 	}
 	for name, want := range map[string]map[string]any{
 		"goodput.serve":                {"goodput.identity": "otel-1", "goodput.admission.class": "standard", "goodput.result": "goodput"},
-		"goodput.attempt payment":      {"goodput.identity": "otel-1", "goodput.result": "success"},
-		"goodput.attempt payment-risk": {"goodput.identity": "otel-1", "goodput.result": "success"},
+		// Each call carries its own key, derived from the order's and the operation.
+		"goodput.attempt payment":      {"goodput.identity": "otel-1:POST/authorise", "goodput.result": "success"},
+		"goodput.attempt payment-risk": {"goodput.identity": "otel-1:POST/score", "goodput.result": "success"},
 	} {
 		for k, v := range want {
 			if got[name][k] != v {
