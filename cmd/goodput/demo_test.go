@@ -165,7 +165,7 @@ func TestDemoCommandOtelStdout(t *testing.T) {
 		got[name] = attrs
 	}
 	for name, want := range map[string]map[string]any{
-		"goodput.serve":                {"goodput.identity": "otel-1", "goodput.admission.class": "standard", "goodput.result": "goodput"},
+		"goodput.serve": {"goodput.identity": "otel-1", "goodput.admission.class": "standard", "goodput.result": "goodput"},
 		// Each call carries its own key, derived from the order's and the operation.
 		"goodput.attempt payment":      {"goodput.identity": "otel-1:POST/authorise", "goodput.result": "success"},
 		"goodput.attempt payment-risk": {"goodput.identity": "otel-1:POST/score", "goodput.result": "success"},
