@@ -46,7 +46,9 @@ func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
 // implements [prometheus.Collector]; a registry calls it on each scrape. A
 // label value Prometheus cannot take (a shed feature's name that is not
 // UTF-8) makes that sample an invalid metric, which the registry reports as
-// an error of the scrape.
+// an error of the scrape. The gauges are read at the scrape's instant, on the
+// wall clock: a collector runs in a live service, never in the simulator,
+// which reads its controls through the packet instead.
 func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 	c.m.Visit(time.Now(), func(s controlhttp.Sample) {
 		d := c.descs[s.Family]
