@@ -59,7 +59,7 @@ func runReport(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("report: %w", err)
 	}
 	if !*htmlOnly {
-		if err := report.Table(stdout, p); err != nil {
+		if err := terminalLayout(stdout).Table(stdout, p); err != nil {
 			return fmt.Errorf("report: %w", err)
 		}
 	}
