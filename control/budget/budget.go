@@ -23,8 +23,11 @@ const Slices = 10
 const DefaultTTL = 10 * time.Second
 
 // Second is the span of the budget's rate bound: the retries allowed in any Second are at
-// most Ratio × the requests of the Second before the retry, plus MinPerSecond (and at least
-// one), however many tokens the TTL window holds. It is measured in [RateSlices] slices.
+// most Ratio × the requests of that Second and the slice before it, plus MinPerSecond (and
+// at least one), however many tokens the TTL window holds. It is measured in [RateSlices]
+// slices: the bound counts retries and requests over the same span, the current slice and
+// the RateSlices before it (a Second to a Second and a slice), so that in a steady state it
+// allows Ratio × the request rate, neither more nor less.
 const Second = time.Second
 
 // RateSlices is the number of slices the rate bound's Second is divided into.
@@ -247,9 +250,9 @@ type Window struct {
 	// Ratio×Requests + MinPerSecond×TTL for the whole budget, TenantShare of
 	// that for one tenant.
 	Pool float64
-	// RecentRequests counts the first attempts of the last [Second] (nine
-	// to ten of its slices) and RecentRetries the retries allowed in the
-	// last Second and a slice; RecentPool is what the rate bound allows:
+	// RecentRequests and RecentRetries count the first attempts and the retries allowed
+	// in the rate bound's span, the last [Second] and a slice (the current slice and the
+	// [RateSlices] before it); RecentPool is what the rate bound allows:
 	// max(1, Ratio×RecentRequests + MinPerSecond). They are the whole
 	// budget's, also in a tenant's window.
 	RecentRequests, RecentRetries int64
@@ -275,7 +278,7 @@ func (w Window) Available() float64 {
 // starts. It allows a retry while both
 //
 //	retries in window + 1 ≤ Ratio × requests in window + MinPerSecond × TTL
-//	retries in the last Second + 1 ≤ max(1, Ratio × requests in the last Second + MinPerSecond)
+//	retries in the last Second and a slice + 1 ≤ max(1, Ratio × requests in the same span + MinPerSecond)
 //
 // The window is a ring of [Slices] buckets and the last [Second] a ring of
 // [RateSlices] slices, indexed by the time since the start of the first
@@ -500,8 +503,7 @@ func (b *Budget) allowTenant(now time.Time, name string) Decision {
 }
 
 // counted is what the window and the rate ring hold: deposits and retries
-// in the TTL window, deposits in the last Second's slices and retries in
-// those and the slice before.
+// in the TTL window, and in the last Second's slices and the slice before.
 type counted struct {
 	reqs, rets, rreqs, rrets int64
 }
@@ -518,8 +520,8 @@ func (b *Budget) window() (w counted, retries int64) {
 			first := &b.starts[slotOf(b.cur.Load()+1)] // the oldest bucket of the window
 			r0, t0 := first.reqs.Load(), first.rets.Load()
 			rc := b.rcur.Load()
-			rr0 := b.rstart[rateSlotOf(rc+2)].reqs.Load() // the oldest slice of the last Second
-			rt0 := b.rstart[rateSlotOf(rc+1)].rets.Load() // the slice before it
+			r1 := &b.rstart[rateSlotOf(rc+1)] // the slice before the last Second's oldest
+			rr0, rt0 := r1.reqs.Load(), r1.rets.Load()
 			retries = b.n.retries.Load()
 			reqs := b.n.requests.Load()
 			if b.seq.Load() == s {

@@ -25,7 +25,7 @@
 // is allowed while the retries in the window stay within Ratio times the
 // requests in the window plus a floor of MinPerSecond×TTL. It adds a rate
 // bound: the retries of any second stay within Ratio times the requests of
-// the second before plus MinPerSecond (at least one), so tokens banked while
+// that second and a tenth before it plus MinPerSecond (at least one), so tokens banked while
 // healthy are not spent in a burst when an incident starts. [Finagle] and
 // [Protected] are presets. Every method takes the current instant as an
 // argument and measures time from the first instant with time.Time.Sub

@@ -97,7 +97,8 @@ func ExampleBackoff() {
 
 // A budget that banked tokens through a healthy minute at 400 requests/s
 // spends them no faster than the request rate earns them when every call
-// starts failing: 20% of 400 plus the floor of 10, in each second.
+// starts failing: 20% of the 440 requests of a second and a slice (the rate
+// bound's span) plus the floor of 10, in each second, not the 820 banked.
 func ExampleBudget_incident() {
 	t0 := time.Date(2026, 3, 14, 14, 12, 0, 0, time.UTC)
 	b, _ := budget.New(budget.Finagle()) // 20%, 10/s floor, 10 s TTL
@@ -121,8 +122,8 @@ func ExampleBudget_incident() {
 		fmt.Printf("second %d: %d retries\n", sec, allowed)
 	}
 	// Output:
-	// banked: pool 820 retries, 82 available at once
-	// second 1: 90 retries
-	// second 2: 90 retries
-	// second 3: 90 retries
+	// banked: pool 820 retries, 90 available at once
+	// second 1: 98 retries
+	// second 2: 98 retries
+	// second 3: 98 retries
 }

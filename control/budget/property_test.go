@@ -93,8 +93,7 @@ func TestMatchesNaiveModel(t *testing.T) {
 				continue
 			}
 			// Naive: count the events whose bucket is within Slices of now's,
-			// and those whose slice is within RateSlices of now's (deposits) or
-			// RateSlices+1 (retries).
+			// and those whose slice is within RateSlices+1 of now's.
 			since := func(at time.Time) int64 { return int64(at.Sub(base)) }
 			cur, q := floorDiv(since(latest), width), floorDiv(since(latest), slice)
 			var reqs, rets, trets, rreqs, rrets int64
@@ -109,7 +108,7 @@ func TestMatchesNaiveModel(t *testing.T) {
 				switch {
 				case e.retry && k >= q-RateSlices:
 					rrets++
-				case !e.retry && k > q-RateSlices:
+				case !e.retry && k >= q-RateSlices:
 					rreqs++
 				}
 				if !inWindow {
@@ -194,18 +193,18 @@ func TestRetriesBounded(t *testing.T) {
 					seed, i, rets, T.Sub(t0), sc.cfg.Ratio, reqs, floor)
 			}
 			// The rate bound: the retries in [T−1s, T] number at most
-			// max(1, Ratio × the requests in (T−1s, T] + MinPerSecond).
+			// max(1, Ratio × the requests in [T−1s−slice, T] + MinPerSecond).
 			var sreqs, srets int64
-			for j := len(log) - 1; j >= 0 && !log[j].at.Before(T.Add(-Second)); j-- {
+			for j := len(log) - 1; j >= 0 && !log[j].at.Before(T.Add(-Second-Second/RateSlices)); j-- {
 				switch {
-				case log[j].retry:
-					srets++
-				case log[j].at.After(T.Add(-Second)):
+				case !log[j].retry:
 					sreqs++
+				case !log[j].at.Before(T.Add(-Second)):
+					srets++
 				}
 			}
 			if sb := max(1, sc.cfg.Ratio*float64(sreqs)+sc.cfg.MinPerSecond); float64(srets) > sb+epsilon {
-				t.Fatalf("seed %d call %d: %d retries in the second ending %v, more than max(1, %.2f×%d requests + %.1f)",
+				t.Fatalf("seed %d call %d: %d retries in the second ending %v, more than max(1, %.2f×%d requests in it and the slice before + %.1f)",
 					seed, i, srets, T.Sub(t0), sc.cfg.Ratio, sreqs, sc.cfg.MinPerSecond)
 			}
 			if sc.cfg.TenantShare > 0 && float64(trets) > sc.cfg.TenantShare*bound+epsilon {

@@ -193,13 +193,11 @@ func (b *refBudget) window() Window {
 	}
 }
 
-// recent returns the deposits of the last Second's slices and the retries
-// of those and the slice before.
+// recent returns the deposits and the retries of the last Second's slices and
+// the slice before.
 func (b *refBudget) recent() (reqs, rets int64) {
 	for k := b.rcur - RateSlices; k <= b.rcur; k++ {
-		if k > b.rcur-RateSlices {
-			reqs += b.rreqs[refRateSlotOf(k)]
-		}
+		reqs += b.rreqs[refRateSlotOf(k)]
 		rets += b.rrets[refRateSlotOf(k)]
 	}
 	return reqs, rets
