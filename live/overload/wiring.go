@@ -32,10 +32,11 @@ func newCheckout(riskURL string, pool http.RoundTripper) (http.Handler, error) {
 	if err != nil {
 		return nil, err
 	}
-	// One budget for every dependency: at most one retry for every two requests, so a
-	// failing dependency sees at most 1.5 times its load, and fast transient errors are
-	// still retried.
-	retries, err := budget.New(budget.Config{Ratio: 0.5, MinPerSecond: 10})
+	// One budget for every dependency: at most one retry per request in any second (the
+	// three attempts a call may make would allow two), so a failing dependency sees at
+	// most twice its load and never a burst of banked retries, while a dependency failing
+	// fast and often (40% of calls) still has every failure retried.
+	retries, err := budget.New(budget.Config{Ratio: 1, MinPerSecond: 10})
 	if err != nil {
 		return nil, err
 	}
