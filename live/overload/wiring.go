@@ -28,7 +28,10 @@ import (
 func newCheckout(riskURL string, pool http.RoundTripper) (http.Handler, error) {
 	metrics := new(controlhttp.Metrics) // shared by the middleware and every transport
 
-	adm, err := admission.New(admission.Config{Max: 200}) // adapts by itself: no call needed
+	// Admission adapts by itself (no call needed), deciding four times a second: well
+	// inside the callers' deadlines, so it follows a dependency that slows before the
+	// first deadlines have passed.
+	adm, err := admission.New(admission.Config{Max: 200, Window: 250 * time.Millisecond})
 	if err != nil {
 		return nil, err
 	}
