@@ -65,7 +65,7 @@ type NOfM struct {
 
 // The resources a utilisation alert watches ([Resource.Of]).
 const (
-	ResourcePool        = "pool"        // a dependency's connection pools, over the instances that are up
+	ResourcePool        = "pool"        // a dependency's connection pools, over its callers' instances that are up
 	ResourceConcurrency = "concurrency" // a dependency's concurrency limit
 	ResourceWorkers     = "workers"     // a service's workers, over the instances that are up
 	ResourceAdmission   = "admission"   // the arm's admission limit (no data in an arm without one)
@@ -73,10 +73,10 @@ const (
 
 // Resource is what a utilisation alert watches: a dependency's connection pools (of:
 // pool: connections in use over the pools' size, summed over the instances whose process
-// is up) or its concurrency limit (of: concurrency: calls in service over the limit), a
-// service's workers (of: workers: busy workers over all workers of its instances that are
-// up), or the admission limit (of: admission: admitted requests in flight over the limit;
-// an arm without admission control has no data).
+// is up of the services that call it) or its concurrency limit (of: concurrency: calls in
+// service over the limit), a service's workers (of: workers: busy workers over all
+// workers of its instances that are up), or the admission limit (of: admission: admitted
+// requests in flight over the limit; an arm without admission control has no data).
 type Resource struct {
 	// Dependency names the dependency, for of: pool and of: concurrency.
 	Dependency string `yaml:"dependency,omitempty" json:"dependency,omitempty,omitzero"`
