@@ -147,8 +147,7 @@ type arm struct {
 
 	inFlight int // admitted logical requests whose caller has no answer yet
 	tk       tickStats
-	alertOn  []bool
-	alertFor []time.Duration
+	al       *alertRT // nil without alert rules
 	dropFn   func(int64, queue.Reason)
 	maxSlack time.Duration
 
@@ -209,6 +208,7 @@ func newHandles(r *packet.Recorder, p *plan) handles {
 // terminal records the terminal state of an admitted request.
 func (a *arm) terminal(now time.Duration, lg *logical, out packet.Outcome, lat time.Duration) {
 	a.hs.class[lg.class].Terminal(now, out, lat)
+	a.al.answer(lat)
 	a.terminalHook(lg, out)
 }
 
@@ -389,6 +389,7 @@ func (a *arm) arrival() {
 
 func (a *arm) reject(now time.Duration, cp *classPlan, id int64, reason string) {
 	a.rec.Rejected(now, cp.name, reason)
+	a.al.refuse()
 	if a.hooks != nil && a.hooks.rejected != nil {
 		a.hooks.rejected(a.name, id)
 	}
@@ -624,6 +625,7 @@ func (a *arm) giveUp(li int32, c cause) {
 	lg.cause = c
 	lg.giveUpAt = now
 	a.hs.class[lg.class].GaveUp(now, now-lg.t0)
+	a.al.answer(now - lg.t0)
 	if ai := lg.cur; ai >= 0 {
 		lg.cur = -1
 		if a.pol.cancel {

@@ -298,13 +298,13 @@ func (p *plan) fixedEvents() float64 {
 	return n
 }
 
-// fixedBytes is what an arm holds whatever its load: the recorder's histograms and the
-// series, one row a tick.
+// fixedBytes is what an arm holds whatever its load: the recorder's histograms, the
+// series, one row a tick, and the alert rules' windows.
 func (p *plan) fixedBytes() int64 {
 	ticks := int64(p.duration/p.tick) + 1
 	names := int64(len(p.layers) + len(p.deps) + len(p.caches))
 	hists := int64(3*len(p.classes) + len(p.deps) + len(p.objectives) + 8)
-	return armBaseBytes + hists*histBytes + ticks*(rowBytes+names*rowExtraBytes)
+	return armBaseBytes + hists*histBytes + ticks*(rowBytes+names*rowExtraBytes) + p.alertBytes()
 }
 
 // rowBytes is one row of the series.

@@ -2,15 +2,18 @@ package model
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/goodput-lab/goodput/packet"
 	"github.com/goodput-lab/goodput/scenario"
 )
 
@@ -123,6 +126,7 @@ func checkReplay(t *testing.T, sc *scenario.Scenario, seed uint64) {
 					t.Errorf("%s: invariant %s failed: %s", a.Name, inv.Name, inv.Message)
 				}
 			}
+			checkAlerts(t, sc, a)
 			if tot := a.Totals; tot.Offered > est.Requests || tot.Attempts > est.Attempts || int64(events[a.Name]) > est.EventsMax {
 				t.Errorf("%s: offered %d, attempts %d, events %d; above the estimate's %d, %d, %d", a.Name, tot.Offered, tot.Attempts, events[a.Name], est.Requests, est.Attempts, est.EventsMax)
 			}
@@ -141,6 +145,51 @@ func checkReplay(t *testing.T, sc *scenario.Scenario, seed uint64) {
 	if t.Failed() {
 		b, _ := json.Marshal(sc)
 		t.Logf("scenario: %s", b)
+	}
+}
+
+// checkAlerts checks an arm's alerts against its events: one per rule, in order, its
+// fires (one "fired" event each) the first and the flaps, and a last clear inside the run
+// at or after the first fire exactly when the rule was not firing at the end.
+func checkAlerts(t *testing.T, sc *scenario.Scenario, a packet.Arm) {
+	t.Helper()
+	if len(a.Alerts) != len(sc.Alerts) {
+		t.Errorf("%s: %d alerts for %d rules", a.Name, len(a.Alerts), len(sc.Alerts))
+		return
+	}
+	for i, al := range a.Alerts {
+		if al.Name != sc.Alerts[i].Name {
+			t.Errorf("%s: alert %d is %q, rule %q", a.Name, i, al.Name, sc.Alerts[i].Name)
+		}
+		var fires, clears int
+		var first, last time.Duration
+		for _, e := range a.Events {
+			switch {
+			case e.Kind != "alert":
+			case strings.HasPrefix(e.Text, al.Name+" fired: "):
+				if fires == 0 {
+					first = e.T
+				}
+				fires++
+			case e.Text == al.Name+" resolved":
+				clears++
+				last = e.T
+			}
+		}
+		switch {
+		case fires == 0:
+			if al.FirstFired != nil || al.Flaps != 0 || al.Cleared != nil || clears != 0 {
+				t.Errorf("%s %s: %+v with no fire and %d clears", a.Name, al.Name, al, clears)
+			}
+		case al.FirstFired == nil || packet.Seconds(*al.FirstFired) != packet.Seconds(first) || al.Flaps != fires-1:
+			t.Errorf("%s %s: %+v; the events fire %d times, first at %v", a.Name, al.Name, al, fires, first)
+		case clears != fires && clears != fires-1:
+			t.Errorf("%s %s: %d fires and %d clears", a.Name, al.Name, fires, clears)
+		case (clears == fires) != (al.Cleared != nil):
+			t.Errorf("%s %s: cleared %v after %d fires and %d clears", a.Name, al.Name, al.Cleared, fires, clears)
+		case al.Cleared != nil && (packet.Seconds(*al.Cleared) != packet.Seconds(last) || *al.Cleared < *al.FirstFired || *al.Cleared > a.Duration):
+			t.Errorf("%s %s: cleared %v, the last clear event at %v", a.Name, al.Name, *al.Cleared, last)
+		}
 	}
 }
 
@@ -291,7 +340,11 @@ func shrink(sc *scenario.Scenario, d time.Duration) *scenario.Scenario {
 		}
 	}
 	for i := range sc.Alerts {
-		sc.Alerts[i].For = scale(sc.Alerts[i].For)
+		al := &sc.Alerts[i]
+		al.For, al.ClearFor = scale(al.For), scale(al.ClearFor)
+		if al.Window.Std() > d {
+			al.Window = 0
+		}
 	}
 	return sc
 }
@@ -473,7 +526,64 @@ func mutate(sc *scenario.Scenario, z *fuzzBytes) {
 		metric := []string{scenario.MetricLatencyP99, scenario.MetricQueueAgeMax, scenario.MetricTimeToNormal}[z.intn(3)]
 		sc.Objectives = append(sc.Objectives, scenario.Objective{Name: fmt.Sprintf("o%d", len(sc.Objectives)), Metric: metric, Max: &ms100})
 		sc.Alerts = append(sc.Alerts, scenario.Alert{Name: fmt.Sprintf("al%d", len(sc.Alerts)), Metric: "queue_age", Above: &ms100, For: z.dur(0, 2*time.Second)})
+		if z.bool() {
+			sc.Alerts = append(sc.Alerts, alert(sc, z))
+		}
 	}
+}
+
+// alert is a random alert rule of any metric and form, fitted to sc's clock and topology
+// as they are (a later mutation may make it invalid).
+func alert(sc *scenario.Scenario, z *fuzzBytes) scenario.Alert {
+	t := &sc.Topology
+	tick := cmp.Or(sc.Clock.Tick.Std(), time.Second)
+	ticks := max(1, int(sc.Clock.Duration.Std()/tick)) // the most a window or n_of_m spans
+	a := scenario.Alert{Name: fmt.Sprintf("al%d", len(sc.Alerts)), Window: scenario.Duration(tick * time.Duration(min(z.between(0, 4), ticks)))}
+	pct := scenario.Bound{Value: float64(z.between(0, 100)) / 100, Unit: scenario.UnitPercent}
+	switch z.intn(5) {
+	case 0:
+		a.Metric = []string{scenario.AlertTimeoutRate, scenario.AlertGoodputFraction, scenario.AlertSuccessRate}[z.intn(3)]
+	case 1:
+		a.Metric = []string{scenario.AlertLatencyP50, scenario.AlertLatencyP99, scenario.AlertLatencyP999}[z.intn(3)]
+		pct = scenario.Bound{Value: float64(time.Duration(z.between(1, 500)) * time.Millisecond), Unit: scenario.UnitDuration}
+	case 2:
+		a.Metric = scenario.AlertAmplification
+		pct = scenario.Bound{Value: 1 + float64(z.intn(10))/10, Unit: scenario.UnitNumber}
+	default:
+		a.Metric = scenario.AlertUtilisation
+		r := scenario.Resource{Of: scenario.ResourceAdmission}
+		switch z.intn(3) {
+		case 0:
+			if len(t.Dependencies) > 0 {
+				d := t.Dependencies[z.intn(len(t.Dependencies))]
+				switch {
+				case d.Pool.PerInstance > 0 && (d.Concurrency == 0 || z.bool()):
+					r.Dependency, r.Of = d.Name, scenario.ResourcePool
+				case d.Concurrency > 0:
+					r.Dependency, r.Of = d.Name, scenario.ResourceConcurrency
+				}
+			}
+		case 1:
+			r.Service, r.Of = t.Services[z.intn(len(t.Services))].Name, scenario.ResourceWorkers
+		}
+		a.Resource = &r
+	}
+	if z.bool() {
+		a.Above = &pct
+	} else {
+		a.Below = &pct
+	}
+	switch z.intn(3) {
+	case 0:
+		a.For = z.dur(0, 2*time.Second)
+	case 1:
+		n := min(z.between(1, 4), ticks)
+		a.NOfM = &scenario.NOfM{N: n, M: min(n+z.intn(4), ticks)}
+	}
+	if z.bool() {
+		a.ClearFor = z.dur(0, 2*time.Second)
+	}
+	return a
 }
 
 // retries is a random retry policy.

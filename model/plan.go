@@ -178,14 +178,6 @@ type faultPlan struct {
 	add         int
 }
 
-type alertPlan struct {
-	name      string
-	metric    string
-	threshold float64 // ratio, or nanoseconds for queue_age
-	above     bool
-	hold      time.Duration
-}
-
 // purp names one purpose of the per-request draws ("payment-risk/service"): an index into
 // plan.purposes, whose hashes an arm mixes with its seed once (arm.keys).
 type purp int32
@@ -419,16 +411,7 @@ func compile(sc *scenario.Scenario) (*plan, error) {
 	p.layers = append(p.layers, p.depNames...)
 
 	p.objectives = Objectives(sc)
-	for _, a := range sc.Alerts {
-		ap := alertPlan{name: a.Name, metric: a.Metric, hold: a.For.Std()}
-		b := a.Above
-		ap.above = true
-		if b == nil {
-			b, ap.above = a.Below, false
-		}
-		ap.threshold = b.Value
-		p.alerts = append(p.alerts, ap)
-	}
+	p.alerts = compileAlerts(sc, p)
 	return p, nil
 }
 

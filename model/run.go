@@ -184,8 +184,7 @@ func newArm(p *plan, sc *scenario.Scenario, ad scenario.Arm, seed uint64) (*arm,
 		arrivals: streams.Stream("arrivals"),
 		classes:  streams.Stream("class"),
 		shift:    1,
-		alertOn:  make([]bool, len(p.alerts)),
-		alertFor: make([]time.Duration, len(p.alerts)),
+		al:       newAlertRT(p),
 	}
 	a.dropFn = a.dropped
 	a.keys = make([]uint64, len(p.purposes))
@@ -223,6 +222,7 @@ func newArm(p *plan, sc *scenario.Scenario, ad scenario.Arm, seed uint64) (*arm,
 		Dependencies: p.depNames,
 		Caches:       p.cacheNames(),
 		Objectives:   p.objectives,
+		Alerts:       p.alertNames(),
 	})
 	a.hs = newHandles(a.rec, p)
 	// Readiness: an instance may take traffic (RouteReady) and counts as warm once its

@@ -8,7 +8,6 @@ import (
 
 	"github.com/goodput-lab/goodput/control/loadstate"
 	"github.com/goodput-lab/goodput/control/readiness"
-	"github.com/goodput-lab/goodput/internal/floatdur"
 	"github.com/goodput-lab/goodput/packet"
 )
 
@@ -182,7 +181,7 @@ func (a *arm) tick() {
 	a.rec.Sample(at, s)
 	// Alerts are stamped at the tick boundary that evaluated them (the last tick's inside
 	// the run).
-	a.alerts(min(now, a.p.duration-1), amp, s.QueueAgeMax)
+	a.alerts(min(now, a.p.duration-1), s.QueueAgeMax)
 
 	a.tk.offered, a.tk.attempts, a.tk.edgeAttempts, a.tk.edgeTimeouts, a.tk.goodput = 0, 0, 0, 0, 0
 	a.tk.slack.reset()
@@ -205,54 +204,6 @@ func (a *arm) applyPolicy(wall time.Time) {
 	if err := a.pol.sync(wall); err != nil {
 		panic(err) // the machine's config is validated when the arm is built
 	}
-}
-
-// alerts evaluates the scenario's alert rules on this tick's measurements.
-func (a *arm) alerts(at time.Duration, amp float64, queueAge time.Duration) {
-	for i, al := range a.p.alerts {
-		var v float64
-		switch al.metric {
-		case "timeout_rate":
-			if a.tk.edgeAttempts > 0 {
-				v = float64(a.tk.edgeTimeouts) / float64(a.tk.edgeAttempts)
-			}
-		case "queue_age":
-			v = float64(queueAge)
-		case "goodput_fraction":
-			v = 1
-			if a.tk.offered > 0 {
-				v = float64(a.tk.goodput) / float64(a.tk.offered)
-			}
-		case "amplification":
-			v = amp
-		}
-		breach := v > al.threshold
-		if !al.above {
-			breach = v < al.threshold
-		}
-		if !breach {
-			if a.alertOn[i] {
-				a.rec.Annotate(at, "alert", al.name+" resolved")
-			}
-			a.alertOn[i], a.alertFor[i] = false, 0
-			continue
-		}
-		a.alertFor[i] += a.p.tick
-		if !a.alertOn[i] && a.alertFor[i] >= max(al.hold, a.p.tick) {
-			a.alertOn[i] = true
-			a.rec.Annotate(at, "alert", fmt.Sprintf("%s fired: %s %s", al.name, al.metric, formatAlertValue(al.metric, v)))
-		}
-	}
-}
-
-func formatAlertValue(metric string, v float64) string {
-	switch metric {
-	case "queue_age":
-		return floatdur.Trunc(v).Round(time.Millisecond).String()
-	case "amplification":
-		return fmt.Sprintf("%.2fx", v)
-	}
-	return fmt.Sprintf("%.1f%%", 100*v)
 }
 
 // ---- faults ----

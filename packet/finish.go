@@ -31,6 +31,7 @@ func (r *Recorder) Finish(objectives []ObjectiveSpec) Arm {
 		Duplicates:      r.dup,
 		Transitions:     slices.Clone(r.transitions),
 		Objectives:      []Objective{},
+		Alerts:          r.alertResults(),
 	}
 	if a.Transitions == nil {
 		a.Transitions = []Transition{}

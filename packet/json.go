@@ -123,6 +123,7 @@ type armJSON struct {
 	Capacity     Capacity              `json:"capacity"`
 	Invariants   []Invariant           `json:"invariants"`
 	Recovery     recoveryJSON          `json:"recovery"`
+	Alerts       []alertJSON           `json:"alerts,omitempty"`
 	Live         *liveJSON             `json:"live,omitempty"`
 }
 
@@ -259,6 +260,7 @@ func (a *Arm) wire() armJSON {
 	w.Transitions = convertAll(a.Transitions, Transition.wire)
 	w.Classes = convertAll(a.Classes, ClassStats.wire)
 	w.Dependencies = convertAll(a.Dependencies, DependencyStats.wire)
+	w.Alerts = convertAll(a.Alerts, Alert.wire)
 	if a.Live != nil {
 		l := a.Live.wire()
 		w.Live = &l
@@ -360,6 +362,7 @@ func (w *armJSON) arm(c *durations) Arm {
 	a.Transitions = convertAll(w.Transitions, func(t transitionJSON) Transition { return t.transition(c) })
 	a.Classes = convertAll(w.Classes, func(x classJSON) ClassStats { return x.class(c) })
 	a.Dependencies = convertAll(w.Dependencies, func(d dependencyStatsJSON) DependencyStats { return d.dependency(c) })
+	a.Alerts = convertAll(w.Alerts, func(x alertJSON) Alert { return x.alert(c) })
 	if w.Live != nil {
 		a.Live = w.Live.live(c)
 	}

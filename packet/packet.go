@@ -72,6 +72,9 @@ type Arm struct {
 	Invariants []Invariant `json:"invariants"`
 	// Recovery holds the recovery timings measured from Recovery.After.
 	Recovery Recovery `json:"recovery"`
+	// Alerts are what the scenario's alert rules did, one per rule in the scenario's order
+	// (absent for a scenario without alerts): first fired, flaps and last cleared.
+	Alerts []Alert `json:"alerts,omitempty"`
 	// Live is what a live run measured beside the populations: the generator's own
 	// figures, the lab's overhead and the fault proxies' evidence. Nil for a replay.
 	Live *Live `json:"live,omitempty"`

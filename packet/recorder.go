@@ -74,6 +74,9 @@ type Config struct {
 	// RecoveryAfter is the instant recovery timings are measured from. Zero means the After
 	// of the first time_to_normal objective passed to Finish, or 0 if there is none.
 	RecoveryAfter time.Duration
+	// Alerts names the scenario's alert rules, in order: [Recorder.AlertFired] and
+	// [Recorder.AlertCleared] take an index into it, and Finish reports an [Alert] for each.
+	Alerts []string
 }
 
 // ErrConfig is returned by [Config.Validate] for a configuration that cannot be used.
@@ -295,6 +298,7 @@ type Recorder struct {
 	winLat      []winLatency
 	transitions []Transition
 	events      []Event
+	alerts      []alertAcc // by rule of Config.Alerts
 
 	// fixed is the arm [Arm.Evaluate] evaluates: its latency percentiles stand in for the
 	// histograms (nil for a Recorder that records).
@@ -318,6 +322,7 @@ func NewRecorder(cfg Config) *Recorder {
 		rejectedBy:   newTally(),
 		shedBy:       newTally(),
 		suppressedBy: newTally(),
+		alerts:       make([]alertAcc, len(cfg.Alerts)),
 	}
 	for i := range r.ticks {
 		r.ticks[i] = tickHist{tick: i, h: newHist()}

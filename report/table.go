@@ -411,6 +411,8 @@ func build(arms []packet.Arm) *table {
 		}
 	}
 
+	t.alerts(arms)
+
 	t.section("Invariants")
 	for _, name := range union(arms, func(a packet.Arm) []string {
 		var n []string

@@ -48,7 +48,8 @@ type Scenario struct {
 	Arms []Arm `yaml:"arms" json:"arms"`
 	// Objectives are evaluated on every arm.
 	Objectives []Objective `yaml:"objectives,omitempty" json:"objectives,omitempty,omitzero"`
-	// Alerts are rules annotated on the timeline when they fire.
+	// Alerts are monitoring rules evaluated on every arm: each firing and clearing is
+	// annotated on the timeline, and packet.json reports when each first fired.
 	Alerts []Alert `yaml:"alerts,omitempty" json:"alerts,omitempty,omitzero"`
 }
 
@@ -673,23 +674,6 @@ type Window struct {
 	To   Duration `yaml:"to,omitempty" json:"to,omitempty,omitzero"`
 }
 
-// Alert is a rule evaluated once per tick on each arm; it is annotated on the timeline
-// when it starts firing.
-type Alert struct {
-	// Name names the alert.
-	Name string `yaml:"name" json:"name"`
-	// Metric is what the rule watches: timeout_rate (edge timeouts per attempt),
-	// queue_age (oldest useful queued work), goodput_fraction or amplification.
-	Metric string `yaml:"metric" json:"metric" jsonschema:"enum=timeout_rate,enum=queue_age,enum=goodput_fraction,enum=amplification"`
-	// Above and Below are the thresholds (one of them), in the metric's units.
-	Above *Bound `yaml:"above,omitempty" json:"above,omitempty,omitzero"`
-	Below *Bound `yaml:"below,omitempty" json:"below,omitempty,omitzero"`
-	// For is how long the condition must hold before the alert fires.
-	For Duration `yaml:"for,omitempty" json:"for,omitempty,omitzero"`
-}
-
-var alertMetrics = []string{"timeout_rate", "queue_age", "goodput_fraction", "amplification"}
-
 // BoundUnit is the unit a [Bound] was written in.
 type BoundUnit uint8
 
@@ -816,7 +800,8 @@ func (Bound) JSONSchema() *jsonschema.Schema {
 
 // Truncate returns a copy of s that runs for d instead, for a shorter replay of the same
 // incident: the schedule steps, faults, objectives and alerts that begin at or after d are
-// dropped (as Validate refuses them), a fault or an objective window that runs past d ends
+// dropped (as Validate refuses them; an alert whose for, clear_for, window or n_of_m does
+// not fit in d too), a fault or an objective window that runs past d ends
 // at it, and the clock's drain and tick are kept. A d of zero or more than s's duration
 // returns an unchanged copy. Call Validate on the result.
 func (s *Scenario) Truncate(d time.Duration) *Scenario {
@@ -853,8 +838,9 @@ func (s *Scenario) Truncate(d time.Duration) *Scenario {
 		out.Objectives = append(out.Objectives, o)
 	}
 	out.Alerts = nil
+	tick := cmp.Or(s.Clock.Tick.Std(), time.Second)
 	for _, a := range s.Alerts {
-		if a.For < end {
+		if a.fits(end.Std(), tick) {
 			out.Alerts = append(out.Alerts, a)
 		}
 	}
@@ -919,7 +905,7 @@ func (v *validator) run() {
 	v.faults(names)
 	v.arms(names)
 	v.objectives()
-	v.alerts()
+	v.alerts(names)
 	v.horizon()
 }
 
@@ -1693,50 +1679,6 @@ func boundHint(m string) string {
 		return "a percentage or a ratio, e.g. 2%"
 	}
 	return "a number, e.g. 1.08"
-}
-
-func (v *validator) alerts() {
-	for i, a := range v.s.Alerts {
-		p := fmt.Sprintf("$.alerts[%d]", i)
-		if strings.TrimSpace(a.Name) == "" {
-			v.addf(p+".name", "name is empty; expected a name, e.g. checkout timeouts")
-		}
-		if !oneOf(a.Metric, alertMetrics...) {
-			v.addf(p+".metric", "unknown alert metric %q; expected one of %s", a.Metric, strings.Join(alertMetrics, ", "))
-		}
-		switch {
-		case a.Above == nil && a.Below == nil:
-			v.addf(p, "the alert has no threshold; expected above or below")
-		case a.Above != nil && a.Below != nil:
-			v.addf(p, "the alert sets both above and below; expected one")
-		}
-		for _, b := range []struct {
-			name string
-			b    *Bound
-		}{{"above", a.Above}, {"below", a.Below}} {
-			if b.b == nil {
-				continue
-			}
-			ok := true
-			switch a.Metric {
-			case "queue_age":
-				ok = b.b.Unit == UnitDuration
-			case "timeout_rate", "goodput_fraction":
-				ok = b.b.Unit == UnitPercent || b.b.Unit == UnitNumber
-			case "amplification":
-				ok = b.b.Unit == UnitNumber
-			}
-			if !ok {
-				v.addf(p+"."+b.name, "%s %s does not fit metric %s; expected a duration for queue_age, a percentage for timeout_rate and goodput_fraction, a number for amplification", b.name, b.b, a.Metric)
-			}
-		}
-		switch {
-		case a.For < 0:
-			v.addf(p+".for", "for is %s; expected zero or more", a.For)
-		case v.outside(a.For):
-			v.addf(p+".for", "for %s is not shorter than the run (%s), so the alert can never fire; expected a shorter time the condition must hold", a.For, v.s.Clock.Duration)
-		}
-	}
 }
 
 // horizon refuses durations whose sums with the run's clock overflow a time.Duration
