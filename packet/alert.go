@@ -10,12 +10,12 @@ type Alert struct {
 	// Name is the rule's name.
 	Name string `json:"name"`
 	// FirstFired is when the rule first fired; nil if it never fired.
-	FirstFired *time.Duration `json:"first_fired_s"`
+	FirstFired *time.Duration `json:"first_fired"`
 	// Flaps counts the fires after a clear (every fire but the first).
 	Flaps int `json:"flaps"`
 	// Cleared is when the rule last cleared; nil if it never cleared or was still firing
 	// at the end of the run (FirstFired tells the two apart).
-	Cleared *time.Duration `json:"cleared_s"`
+	Cleared *time.Duration `json:"cleared"`
 }
 
 // alertAcc is what a Recorder has seen of one alert rule.
@@ -76,9 +76,9 @@ func (r *Recorder) alertResults() []Alert {
 
 type alertJSON struct {
 	Name       string   `json:"name"`
-	FirstFired *float64 `json:"first_fired_s"`
+	FirstFired *float64 `json:"first_fired"`
 	Flaps      int      `json:"flaps"`
-	Cleared    *float64 `json:"cleared_s"`
+	Cleared    *float64 `json:"cleared"`
 }
 
 func (a Alert) wire() alertJSON {
@@ -86,8 +86,8 @@ func (a Alert) wire() alertJSON {
 }
 
 func (w alertJSON) alert(c *durations) Alert {
-	return Alert{Name: w.Name, FirstFired: c.sp("alerts.first_fired_s", w.FirstFired), Flaps: w.Flaps,
-		Cleared: c.sp("alerts.cleared_s", w.Cleared)}
+	return Alert{Name: w.Name, FirstFired: c.sp("alerts.first_fired", w.FirstFired), Flaps: w.Flaps,
+		Cleared: c.sp("alerts.cleared", w.Cleared)}
 }
 
 // MarshalJSON writes the alert with its times in seconds.

@@ -55,8 +55,8 @@ func TestAlertsRoundTrip(t *testing.T) {
 	p := &Packet{Scenario: "alerts", Seed: 1, Arms: []Arm{alertArm()}}
 	files := rewrite(t, p)
 	js := files[JSONFile]
-	for _, key := range []string{`"alerts": [`, `"name": "quiet",`, `"first_fired_s": null`, `"first_fired_s": 2,`,
-		`"flaps": 1,`, `"cleared_s": 8.5`, `"cleared_s": null`} {
+	for _, key := range []string{`"alerts": [`, `"name": "quiet",`, `"first_fired": null`, `"first_fired": 2,`,
+		`"flaps": 1,`, `"cleared": 8.5`, `"cleared": null`} {
 		if !bytes.Contains(js, []byte(key)) {
 			t.Errorf("packet.json lacks %s:\n%s", key, js)
 		}
