@@ -13,6 +13,7 @@ import (
 	"github.com/goodput-lab/goodput/control/queue"
 	"github.com/goodput-lab/goodput/control/readiness"
 	"github.com/goodput-lab/goodput/internal/floatdur"
+	"github.com/goodput-lab/goodput/internal/latency"
 	"github.com/goodput-lab/goodput/internal/prefetch"
 	"github.com/goodput-lab/goodput/packet"
 	"github.com/goodput-lab/goodput/scenario"
@@ -108,8 +109,8 @@ type depRT struct {
 	waiting int
 	ln      logNormal // the service time, as the faults now have it, ready to sample
 	errRate float64
-	faults  []int // active dependency faults, most recent last
-	hist    durHist
+	faults  []int             // active dependency faults, most recent last
+	hist    latency.Histogram // service times of the tick (newSignalHist)
 	// p50 is the median service time measured over the last tick that had calls (kept
 	// when retries are decided by the deadline; the declared one before the first):
 	// what a service's retry must expect to need.
@@ -119,7 +120,7 @@ type depRT struct {
 // tickStats are counters reset every tick: the controller's and the alerts' signals.
 type tickStats struct {
 	offered, attempts, edgeAttempts, edgeTimeouts, goodput int
-	slack                                                  durHist
+	slack                                                  latency.Histogram // newSignalHist
 }
 
 // arm runs one policy arm on its own Sim.
@@ -845,7 +846,7 @@ func (a *arm) start(ai int32, at *attempt, lg *logical) {
 	a.hs.class[lg.class].QueueWait(now, wait)
 	left := a.deadline(lg) - now
 	a.hs.class[lg.class].Remaining(now, left)
-	a.tk.slack.add(max(left, 0))
+	a.tk.slack.Record(max(left, 0))
 	at.enqWait = wait
 	at.stage = 0
 	a.runStage(ai, at, lg)
@@ -1067,7 +1068,7 @@ func (a *arm) serve(ci int32, c *call, lg *logical, d time.Duration) {
 	}
 	a.hs.dep[c.dep].Call(now, c.connAt-c.asked, d)
 	if c.dep == int32(a.pol.trigger) || a.pol.retryByDeadline {
-		dr.hist.add(d)
+		dr.hist.Record(d)
 	}
 	a.schedule(d, evDepDone, ref(ci, c.gen))
 }
