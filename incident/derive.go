@@ -9,9 +9,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/expr-lang/expr"
-
 	"github.com/goodput-lab/goodput/internal/floatdur"
+	"github.com/goodput-lab/goodput/internal/formula"
 )
 
 // Span is a computed interval between two named instants.
@@ -529,12 +528,11 @@ func (e *evaluator) quantity1(q string) (Value, error) {
 	return Value{}, fmt.Errorf("figure %s has no value", q)
 }
 
-var identRef = regexp.MustCompile(`[A-Za-z_][A-Za-z0-9_]*`)
-
 // numericEnv returns the numeric values of the figure IDs (and peak) a formula names.
-func (e *evaluator) numericEnv(formula string) map[string]any {
-	env := map[string]any{}
-	for _, id := range identRef.FindAllString(formula, -1) {
+func (e *evaluator) numericEnv(refs []formula.Ref) map[string]float64 {
+	env := map[string]float64{}
+	for _, r := range refs {
+		id := r.Name
 		if _, done := env[id]; done {
 			continue
 		}
@@ -549,34 +547,33 @@ func (e *evaluator) numericEnv(formula string) map[string]any {
 }
 
 // EvalFormula computes an arithmetic formula over figure IDs and peak, such as
-// "logical * (1 + edge_retry/100) * (1 + service_retry/100)". unit ("", "%", "ms", "s",
-// "min", "h") says what the number means.
+// "logical * (1 + edge_retry/100) * (1 + service_retry/100)"; formulas are those of
+// evidence packets (numbers, names, + - * / ^, parentheses, abs, ceil, floor, round, min,
+// max). unit ("", "%", "ms", "s", "min", "h") says what the number means.
 func (d *Document) EvalFormula(formula, unit string) (Value, error) {
 	return d.evaluator().formula(formula, unit)
 }
 
-func (e *evaluator) formula(formula, unit string) (Value, error) {
-	env := e.numericEnv(formula)
-	prog, err := expr.Compile(formula, expr.Env(env), expr.AsFloat64())
+func (e *evaluator) formula(src, unit string) (Value, error) {
+	refs, err := formula.Parse(src)
 	if err != nil {
-		return Value{}, fmt.Errorf("formula %q: %v", formula, firstLine(err.Error()))
+		return Value{}, fmt.Errorf("formula %q: %v", src, err)
 	}
-	out, err := expr.Run(prog, env)
+	x, err := formula.Eval(src, e.numericEnv(refs))
 	if err != nil {
-		return Value{}, fmt.Errorf("formula %q: %v", formula, firstLine(err.Error()))
+		return Value{}, fmt.Errorf("formula %q: %v", src, firstLine(err.Error()))
 	}
-	x, _ := out.(float64)
 	if math.IsNaN(x) || math.IsInf(x, 0) {
-		return Value{}, fmt.Errorf("formula %q is not a finite number", formula)
+		return Value{}, fmt.Errorf("formula %q is not a finite number", src)
 	}
-	expl := formula
+	expl := src
 	switch unit {
 	case "%":
 		return Value{Kind: KindPercent, Number: x, Unit: "%", Text: FormatPercent(x), Expl: expl}, nil
 	case "ms", "s", "min", "h":
 		dd, err := durationIn(x, unit, durationUnits[unit])
 		if err != nil {
-			return Value{}, fmt.Errorf("formula %q: %v", formula, err)
+			return Value{}, fmt.Errorf("formula %q: %v", src, err)
 		}
 		return Value{Kind: KindDuration, Duration: dd, Text: FormatDuration(dd), Expl: expl}, nil
 	}
