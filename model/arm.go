@@ -14,6 +14,7 @@ import (
 	"github.com/goodput-lab/goodput/control/readiness"
 	"github.com/goodput-lab/goodput/internal/floatdur"
 	"github.com/goodput-lab/goodput/internal/latency"
+	"github.com/goodput-lab/goodput/internal/lognormal"
 	"github.com/goodput-lab/goodput/internal/prefetch"
 	"github.com/goodput-lab/goodput/packet"
 	"github.com/goodput-lab/goodput/scenario"
@@ -107,7 +108,7 @@ type depRT struct {
 	busy    int
 	queue   ring // calls waiting for a server (lazily removed)
 	waiting int
-	ln      logNormal // the service time, as the faults now have it, ready to sample
+	ln      lognormal.Dist // the service time, as the faults now have it, ready to sample
 	errRate float64
 	faults  []int             // active dependency faults, most recent last
 	hist    latency.Histogram // service times of the tick (newSignalHist)
@@ -1053,7 +1054,7 @@ func (a *arm) stage(lg *logical, c *call) *stagePlan {
 // serviceTime draws the service time of call c (of stage st of request lg) at its
 // dependency, as it stands now.
 func (a *arm) serviceTime(st *stagePlan, c *call, lg *logical) time.Duration {
-	return a.deps[c.dep].ln.quantile(a.draw(st.svcPurp, lg.id, c.num, c.stage, c.try))
+	return a.deps[c.dep].ln.Sample(a.draw(st.svcPurp, lg.id, c.num, c.stage, c.try))
 }
 
 // serve starts call ci (c) of request lg at its dependency, to take d (from serviceTime).
