@@ -5,12 +5,12 @@ import (
 	"math"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/goodput-lab/goodput/internal/floatdur"
 	"github.com/goodput-lab/goodput/internal/formula"
+	"github.com/goodput-lab/goodput/internal/numfmt"
 )
 
 // Span is a computed interval between two named instants.
@@ -661,42 +661,14 @@ func FormatDuration(d time.Duration) string {
 	return fmt.Sprintf("%s%dd %dh", sign, h/24, h%24)
 }
 
-// FormatNumber formats a number with thousands separators and no trailing zeros:
-// 41900 → "41,900", 14054.4 → "14,054.4", 0.6 → "0.6".
-func FormatNumber(x float64) string {
-	s := strconv.FormatFloat(x, 'f', -1, 64)
-	if strings.Contains(s, "e") {
-		return s
-	}
-	sign := ""
-	if strings.HasPrefix(s, "-") {
-		sign, s = "-", s[1:]
-	}
-	intPart, frac, hasFrac := strings.Cut(s, ".")
-	if len(frac) > 4 {
-		return FormatNumber(math.Round(x*1e4) / 1e4)
-	}
-	var b strings.Builder
-	for i, c := range intPart {
-		if i > 0 && (len(intPart)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	if hasFrac {
-		return sign + b.String() + "." + frac
-	}
-	return sign + b.String()
-}
+// FormatNumber formats a number as a postmortem page writes it: [numfmt.Short], with
+// thousands separators and no trailing zeros: 41900 → "41,900", 14054.4 → "14,054.4",
+// 0.6 → "0.6".
+func FormatNumber(x float64) string { return numfmt.Short(x) }
 
-// FormatPercent formats a percentage: whole percent from 10% up ("94%"), one decimal
-// below ("0.6%").
-func FormatPercent(p float64) string {
-	if math.Abs(p) >= 10 {
-		return FormatNumber(math.Round(p)) + "%"
-	}
-	return FormatNumber(math.Round(p*10)/10) + "%"
-}
+// FormatPercent formats a percentage as [numfmt.Percent]: whole percent from 10% up
+// ("94%"), one decimal below ("0.6%").
+func FormatPercent(p float64) string { return numfmt.Percent(p) }
 
 func formatRatio(q float64) string { return FormatNumber(math.Round(q*10)/10) + "×" }
 
