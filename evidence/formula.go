@@ -35,10 +35,10 @@ func parseFormula(src string) ([]formula.Ref, *problem) {
 
 // analysis is what Validate and Verify need to know about a packet's formulas.
 type analysis struct {
-	refs     [][]formula.Ref        // per figure, the names its formula uses
-	problems []*problem     // per figure, why it cannot be computed, or nil
-	order    []int          // figures without problems, each after the figures it uses
-	figure   map[string]int // a figure's name → its index; inputs win clashes, the first figure wins duplicates
+	refs     [][]formula.Ref // per figure, the names its formula uses
+	problems []*problem      // per figure, why it cannot be computed, or nil
+	order    []int           // figures without problems, each after the figures it uses
+	figure   map[string]int  // a figure's name → its index; inputs win clashes, the first figure wins duplicates
 }
 
 // analyze parses every formula, resolves names and orders the figures so that each comes after
