@@ -1,7 +1,8 @@
 // Package chart lays out line charts on a time axis, for pages that draw them as SVG:
 // gridline values at round steps ([Gridlines]), time labels at round steps in a display
 // zone ([TimeTicks]), the points worth drawing when a series has more points than its plot
-// has pixel columns ([Decimate]), and coordinates written short ([Num]).
+// has pixel columns ([Decimate]), the rows of event markers' labels ([PlaceLabels]) and
+// coordinates written short ([Num]).
 //
 // It computes numbers only; each page draws them with its own template. The postmortem
 // page's impact chart (package incident) and the replay report (package report) use it.

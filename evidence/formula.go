@@ -6,26 +6,9 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/expr-lang/expr/ast"
-	"github.com/expr-lang/expr/file"
-	"github.com/expr-lang/expr/parser"
-
+	"github.com/goodput-lab/goodput/internal/formula"
 	"github.com/goodput-lab/goodput/yamlfile"
 )
-
-// Formulas are expr expressions (github.com/expr-lang/expr) cut down to arithmetic: numbers,
-// names, + - * / and ^ or ** (power), unary minus, parentheses, and the functions below.
-var functions = map[string]int{ // name → arguments (-1: one or more)
-	"abs": 1, "ceil": 1, "floor": 1, "round": 1, "min": -1, "max": -1,
-}
-
-const allowed = "expected numbers, names, + - * / ^ ( ) and abs, ceil, floor, round, min, max"
-
-// ref is a name a formula uses, and where (rune offset) it uses it.
-type ref struct {
-	name   string
-	offset int
-}
 
 // problem is why a figure cannot be computed. own is true when the problem is in the
 // figure's own formula (rather than in a figure it depends on); offset is a rune offset into
@@ -37,84 +20,25 @@ type problem struct {
 }
 
 // parseFormula parses src and returns the names it uses, or the first thing in it that is not
-// arithmetic.
-func parseFormula(src string) ([]ref, *problem) {
-	if strings.TrimSpace(src) == "" {
-		return nil, &problem{msg: "formula is empty; " + allowed, offset: -1, own: true}
-	}
-	tree, err := parser.Parse(src)
+// arithmetic (see package internal/formula for what formulas may contain).
+func parseFormula(src string) ([]formula.Ref, *problem) {
+	refs, err := formula.Parse(src)
 	if err != nil {
-		var fe *file.Error
+		var fe *formula.Error
 		if errors.As(err, &fe) {
-			return nil, &problem{msg: "formula does not parse: " + fe.Message, offset: fe.From, own: true}
+			return nil, &problem{msg: fe.Msg, offset: fe.Offset, own: true}
 		}
-		return nil, &problem{msg: "formula does not parse: " + err.Error(), offset: -1, own: true}
-	}
-	var refs []ref
-	var walk func(n ast.Node) *problem
-	walk = func(n ast.Node) *problem {
-		switch n := n.(type) {
-		case *ast.IdentifierNode:
-			refs = append(refs, ref{n.Value, n.Location().From})
-		case *ast.IntegerNode, *ast.FloatNode:
-		case *ast.UnaryNode:
-			if n.Operator != "-" && n.Operator != "+" {
-				return notArithmetic(n, "operator "+n.Operator)
-			}
-			return walk(n.Node)
-		case *ast.BinaryNode:
-			switch n.Operator {
-			case "+", "-", "*", "/", "^", "**":
-			default:
-				return notArithmetic(n, "operator "+n.Operator)
-			}
-			if p := walk(n.Left); p != nil {
-				return p
-			}
-			return walk(n.Right)
-		case *ast.BuiltinNode:
-			want, ok := functions[n.Name]
-			if !ok {
-				return notArithmetic(n, "function "+n.Name)
-			}
-			if want > 0 && len(n.Arguments) != want || len(n.Arguments) == 0 {
-				return &problem{msg: fmt.Sprintf("%s takes %s; found %d", n.Name, arguments(want), len(n.Arguments)), offset: n.Location().From, own: true}
-			}
-			for _, a := range n.Arguments {
-				if p := walk(a); p != nil {
-					return p
-				}
-			}
-		case *ast.CallNode:
-			return notArithmetic(n, "function "+n.Callee.String())
-		default:
-			return notArithmetic(n, fmt.Sprintf("%q", n.String()))
-		}
-		return nil
-	}
-	if p := walk(tree.Node); p != nil {
-		return nil, p
+		return nil, &problem{msg: err.Error(), offset: -1, own: true}
 	}
 	return refs, nil
 }
 
-func notArithmetic(n ast.Node, what string) *problem {
-	return &problem{msg: fmt.Sprintf("%s is not arithmetic; %s", what, allowed), offset: n.Location().From, own: true}
-}
-
-func arguments(n int) string {
-	if n == 1 {
-		return "one argument"
-	}
-	return "one or more arguments"
-}
-
 // analysis is what Validate and Verify need to know about a packet's formulas.
 type analysis struct {
-	refs     [][]ref        // per figure, the names its formula uses
-	problems []*problem     // per figure, why it cannot be computed, or nil
-	order    []int          // figures without problems, each after the figures it uses
-	figure   map[string]int // a figure's name → its index; inputs win clashes, the first figure wins duplicates
+	refs     [][]formula.Ref // per figure, the names its formula uses
+	problems []*problem      // per figure, why it cannot be computed, or nil
+	order    []int           // figures without problems, each after the figures it uses
+	figure   map[string]int  // a figure's name → its index; inputs win clashes, the first figure wins duplicates
 }
 
 // analyze parses every formula, resolves names and orders the figures so that each comes after
@@ -122,7 +46,7 @@ type analysis struct {
 // cycle) gets it; a figure that uses such a figure gets a problem that names it.
 func analyze(p *Packet) analysis {
 	n := len(p.Figures)
-	a := analysis{refs: make([][]ref, n), problems: make([]*problem, n)}
+	a := analysis{refs: make([][]formula.Ref, n), problems: make([]*problem, n)}
 	inputs := make(map[string]bool, len(p.Inputs))
 	for _, in := range p.Inputs {
 		inputs[in.Name] = true
@@ -142,14 +66,14 @@ func analyze(p *Packet) analysis {
 			continue
 		}
 		for _, r := range refs {
-			if _, ok := figure[r.name]; ok || inputs[r.name] {
+			if _, ok := figure[r.Name]; ok || inputs[r.Name] {
 				continue
 			}
-			msg := fmt.Sprintf("unknown name %q; expected an input or figure declared in this packet", r.name)
-			if near := nearest(r.name, p); near != "" {
+			msg := fmt.Sprintf("unknown name %q; expected an input or figure declared in this packet", r.Name)
+			if near := nearest(r.Name, p); near != "" {
 				msg += fmt.Sprintf(" (did you mean %q?)", near)
 			}
-			a.problems[i] = &problem{msg: msg, offset: r.offset, own: true}
+			a.problems[i] = &problem{msg: msg, offset: r.Offset, own: true}
 			break
 		}
 	}
@@ -168,7 +92,7 @@ func analyze(p *Packet) analysis {
 			return
 		}
 		for _, r := range a.refs[i] {
-			j, ok := figure[r.name]
+			j, ok := figure[r.Name]
 			if !ok {
 				continue // an input
 			}
@@ -198,8 +122,8 @@ func analyze(p *Packet) analysis {
 					next = cycle[1]
 				}
 				for _, r := range a.refs[head] {
-					if r.name == p.Figures[next].Name {
-						off = r.offset
+					if r.Name == p.Figures[next].Name {
+						off = r.Offset
 						break
 					}
 				}
@@ -207,7 +131,7 @@ func analyze(p *Packet) analysis {
 				continue
 			}
 			if a.problems[j] != nil && a.problems[i] == nil {
-				a.problems[i] = &problem{msg: fmt.Sprintf("uses figure %q, which cannot be computed", p.Figures[j].Name), offset: r.offset}
+				a.problems[i] = &problem{msg: fmt.Sprintf("uses figure %q, which cannot be computed", p.Figures[j].Name), offset: r.Offset}
 			}
 		}
 		if a.problems[i] == nil {

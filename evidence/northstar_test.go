@@ -72,7 +72,7 @@ func TestNorthstarVerifies(t *testing.T) {
 	a := analyze(p)
 	for _, refs := range a.refs {
 		for _, r := range refs {
-			used[r.name] = true
+			used[r.Name] = true
 		}
 	}
 	for _, in := range p.Inputs {

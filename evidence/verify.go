@@ -1,11 +1,9 @@
 package evidence
 
 import (
-	"fmt"
 	"math"
 
-	"github.com/expr-lang/expr"
-	"github.com/expr-lang/expr/ast"
+	"github.com/goodput-lab/goodput/internal/formula"
 )
 
 // Report is the result of [Packet.Verify]: one row per figure, in declaration order.
@@ -72,7 +70,7 @@ func (p *Packet) Verify() Report {
 
 	// Every name is in the environment from the start, so that each formula type-checks;
 	// figures are filled in as they are computed, in dependency order.
-	env := make(map[string]any, len(p.Inputs)+len(p.Figures))
+	env := make(map[string]float64, len(p.Inputs)+len(p.Figures))
 	for _, f := range p.Figures {
 		env[f.Name] = 0.0
 	}
@@ -82,15 +80,15 @@ func (p *Packet) Verify() Report {
 	for _, i := range a.order {
 		f, row := p.Figures[i], &rep.Rows[i]
 		for _, r := range a.refs[i] {
-			if j, ok := a.figure[r.name]; ok && rep.Rows[j].Err != nil {
-				row.Err = f.formula.errorAt(f.Formula, r.offset, "figure %q: uses figure %q, which cannot be computed", f.Name, r.name)
+			if j, ok := a.figure[r.Name]; ok && rep.Rows[j].Err != nil {
+				row.Err = f.formula.errorAt(f.Formula, r.Offset, "figure %q: uses figure %q, which cannot be computed", f.Name, r.Name)
 				break
 			}
 		}
 		if row.Err != nil {
 			continue
 		}
-		v, err := evaluate(f.Formula, env)
+		v, err := formula.Eval(f.Formula, env)
 		if err != nil {
 			row.Err = f.formula.errorf("figure %q: %v", f.Name, err)
 			continue
@@ -112,31 +110,4 @@ func (p *Packet) Verify() Report {
 // claim for float rounding (9000 × 1.28 × 1.22 is 14054.400000000001 in float64).
 func within(computed, claim, tol float64) bool {
 	return math.Abs(computed-claim) <= tol+1e-12*math.Max(1, math.Abs(claim))
-}
-
-// evaluate compiles and runs one formula with expr, with every number a float64.
-func evaluate(formula string, env map[string]any) (float64, error) {
-	prog, err := expr.Compile(formula, expr.Env(env), expr.AsFloat64(), expr.Patch(floatLiterals{}))
-	if err != nil {
-		return 0, fmt.Errorf("formula does not compile: %w", err)
-	}
-	out, err := expr.Run(prog, env)
-	if err != nil {
-		return 0, fmt.Errorf("formula fails: %w", err)
-	}
-	v, ok := out.(float64)
-	if !ok {
-		return 0, fmt.Errorf("formula gives %T; expected a number", out)
-	}
-	return v, nil
-}
-
-// floatLiterals turns integer literals into float literals, so that all arithmetic is in
-// float64: integer arithmetic would overflow silently on large literals.
-type floatLiterals struct{}
-
-func (floatLiterals) Visit(node *ast.Node) {
-	if n, ok := (*node).(*ast.IntegerNode); ok {
-		ast.Patch(node, &ast.FloatNode{Value: float64(n.Value)})
-	}
 }

@@ -5,13 +5,12 @@ import (
 	"math"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
-	"github.com/expr-lang/expr"
-
 	"github.com/goodput-lab/goodput/internal/floatdur"
+	"github.com/goodput-lab/goodput/internal/formula"
+	"github.com/goodput-lab/goodput/internal/numfmt"
 )
 
 // Span is a computed interval between two named instants.
@@ -529,12 +528,11 @@ func (e *evaluator) quantity1(q string) (Value, error) {
 	return Value{}, fmt.Errorf("figure %s has no value", q)
 }
 
-var identRef = regexp.MustCompile(`[A-Za-z_][A-Za-z0-9_]*`)
-
 // numericEnv returns the numeric values of the figure IDs (and peak) a formula names.
-func (e *evaluator) numericEnv(formula string) map[string]any {
-	env := map[string]any{}
-	for _, id := range identRef.FindAllString(formula, -1) {
+func (e *evaluator) numericEnv(refs []formula.Ref) map[string]float64 {
+	env := map[string]float64{}
+	for _, r := range refs {
+		id := r.Name
 		if _, done := env[id]; done {
 			continue
 		}
@@ -549,34 +547,33 @@ func (e *evaluator) numericEnv(formula string) map[string]any {
 }
 
 // EvalFormula computes an arithmetic formula over figure IDs and peak, such as
-// "logical * (1 + edge_retry/100) * (1 + service_retry/100)". unit ("", "%", "ms", "s",
-// "min", "h") says what the number means.
+// "logical * (1 + edge_retry/100) * (1 + service_retry/100)"; formulas are those of
+// evidence packets (numbers, names, + - * / ^, parentheses, abs, ceil, floor, round, min,
+// max). unit ("", "%", "ms", "s", "min", "h") says what the number means.
 func (d *Document) EvalFormula(formula, unit string) (Value, error) {
 	return d.evaluator().formula(formula, unit)
 }
 
-func (e *evaluator) formula(formula, unit string) (Value, error) {
-	env := e.numericEnv(formula)
-	prog, err := expr.Compile(formula, expr.Env(env), expr.AsFloat64())
+func (e *evaluator) formula(src, unit string) (Value, error) {
+	refs, err := formula.Parse(src)
 	if err != nil {
-		return Value{}, fmt.Errorf("formula %q: %v", formula, firstLine(err.Error()))
+		return Value{}, fmt.Errorf("formula %q: %v", src, err)
 	}
-	out, err := expr.Run(prog, env)
+	x, err := formula.Eval(src, e.numericEnv(refs))
 	if err != nil {
-		return Value{}, fmt.Errorf("formula %q: %v", formula, firstLine(err.Error()))
+		return Value{}, fmt.Errorf("formula %q: %v", src, firstLine(err.Error()))
 	}
-	x, _ := out.(float64)
 	if math.IsNaN(x) || math.IsInf(x, 0) {
-		return Value{}, fmt.Errorf("formula %q is not a finite number", formula)
+		return Value{}, fmt.Errorf("formula %q is not a finite number", src)
 	}
-	expl := formula
+	expl := src
 	switch unit {
 	case "%":
 		return Value{Kind: KindPercent, Number: x, Unit: "%", Text: FormatPercent(x), Expl: expl}, nil
 	case "ms", "s", "min", "h":
 		dd, err := durationIn(x, unit, durationUnits[unit])
 		if err != nil {
-			return Value{}, fmt.Errorf("formula %q: %v", formula, err)
+			return Value{}, fmt.Errorf("formula %q: %v", src, err)
 		}
 		return Value{Kind: KindDuration, Duration: dd, Text: FormatDuration(dd), Expl: expl}, nil
 	}
@@ -664,42 +661,14 @@ func FormatDuration(d time.Duration) string {
 	return fmt.Sprintf("%s%dd %dh", sign, h/24, h%24)
 }
 
-// FormatNumber formats a number with thousands separators and no trailing zeros:
-// 41900 → "41,900", 14054.4 → "14,054.4", 0.6 → "0.6".
-func FormatNumber(x float64) string {
-	s := strconv.FormatFloat(x, 'f', -1, 64)
-	if strings.Contains(s, "e") {
-		return s
-	}
-	sign := ""
-	if strings.HasPrefix(s, "-") {
-		sign, s = "-", s[1:]
-	}
-	intPart, frac, hasFrac := strings.Cut(s, ".")
-	if len(frac) > 4 {
-		return FormatNumber(math.Round(x*1e4) / 1e4)
-	}
-	var b strings.Builder
-	for i, c := range intPart {
-		if i > 0 && (len(intPart)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	if hasFrac {
-		return sign + b.String() + "." + frac
-	}
-	return sign + b.String()
-}
+// FormatNumber formats a number as a postmortem page writes it: [numfmt.Short], with
+// thousands separators and no trailing zeros: 41900 → "41,900", 14054.4 → "14,054.4",
+// 0.6 → "0.6".
+func FormatNumber(x float64) string { return numfmt.Short(x) }
 
-// FormatPercent formats a percentage: whole percent from 10% up ("94%"), one decimal
-// below ("0.6%").
-func FormatPercent(p float64) string {
-	if math.Abs(p) >= 10 {
-		return FormatNumber(math.Round(p)) + "%"
-	}
-	return FormatNumber(math.Round(p*10)/10) + "%"
-}
+// FormatPercent formats a percentage as [numfmt.Percent]: whole percent from 10% up
+// ("94%"), one decimal below ("0.6%").
+func FormatPercent(p float64) string { return numfmt.Percent(p) }
 
 func formatRatio(q float64) string { return FormatNumber(math.Round(q*10)/10) + "×" }
 

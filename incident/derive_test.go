@@ -133,6 +133,10 @@ func TestEvalFormula(t *testing.T) {
 	if _, err := doc.EvalFormula("logical_rate / 0", ""); err == nil {
 		t.Error("a division by zero evaluated")
 	}
+	// Formulas are evidence packets' arithmetic (internal/formula), not all of expr.
+	if _, err := doc.EvalFormula("logical_rate > 2 ? 1 : 0", ""); err == nil || !strings.Contains(err.Error(), "is not arithmetic") {
+		t.Errorf("a conditional: %v; want it rejected as not arithmetic", err)
+	}
 }
 
 func TestExpand(t *testing.T) {

@@ -301,27 +301,18 @@ func (d *Document) layoutChart(spec chartSpec, id string, size chartSize) *chart
 	}
 
 	// Marker labels sit above the plot, on a second row when they would overlap.
-	lastEnd := [2]float64{math.Inf(-1), math.Inf(-1)}
+	var labels []chart.Label
+	var texts []string
 	for _, m := range spec.markers {
 		if !m.inSeries {
 			continue
 		}
-		mx := chart.Round1(x(m.at))
 		label := milestoneWords(m.name) + " " + d.clock(m.at)
-		width := 6.4 * float64(len([]rune(label)))
-		anchor, lx := "middle", mx
-		left, right := mx-width/2, mx+width/2
-		if left < 2 {
-			anchor, lx, left, right = "start", mx-2, mx-2, mx-2+width
-		} else if right > size.w-2 {
-			anchor, lx, left, right = "end", mx+2, mx+2-width, mx+2
-		}
-		row := 0
-		if left < lastEnd[0]+6 {
-			row = 1
-		}
-		lastEnd[row] = right
-		v.Markers = append(v.Markers, chartMarker{X: mx, LabelX: chart.Round1(lx), LabelY: 14 + 13*float64(row), Anchor: anchor, Label: label})
+		labels = append(labels, chart.Label{X: chart.Round1(x(m.at)), Width: 6.4 * float64(len([]rune(label)))})
+		texts = append(texts, label)
+	}
+	for i, p := range chart.PlaceLabels(labels, 2, 2, size.w-2) {
+		v.Markers = append(v.Markers, chartMarker{X: labels[i].X, LabelX: chart.Round1(p.X), LabelY: 14 + 13*float64(p.Row), Anchor: p.Anchor, Label: texts[i]})
 	}
 
 	px, py := chart.Round1(x(spec.peak.At)), chart.Round1(y(spec.peak.Value))

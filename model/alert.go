@@ -2,11 +2,10 @@ package model
 
 import (
 	"fmt"
-	"math"
 	"time"
-	"unsafe"
 
 	"github.com/goodput-lab/goodput/internal/floatdur"
+	"github.com/goodput-lab/goodput/internal/latency"
 	"github.com/goodput-lab/goodput/scenario"
 )
 
@@ -141,7 +140,7 @@ func depIndex(p *plan, name string) int {
 // the tick.
 type alertObs struct {
 	num, den int64
-	lat      *durHist
+	lat      *latency.Histogram
 }
 
 // What a tick's evaluation did to a rule.
@@ -162,9 +161,8 @@ type alertEval struct {
 	// to be replaced at pos, and their sums.
 	nums, dens     []int64
 	sumNum, sumDen int64
-	lats           []durHist
-	latSum         [len(durHist{}.counts)]int64
-	latN           int64
+	lats           []latency.Histogram // the window's ticks
+	latSum         latency.Histogram   // their sum
 	pos            int
 
 	crossed time.Duration // how long the threshold has been crossed, tick after tick
@@ -179,7 +177,11 @@ func newAlertEval(p *alertPlan, tick time.Duration) alertEval {
 	e := alertEval{p: p, tick: tick}
 	if p.window > 1 {
 		if p.kind == alertLatency {
-			e.lats = make([]durHist, p.window)
+			e.lats = make([]latency.Histogram, p.window)
+			for i := range e.lats {
+				e.lats[i] = newSignalHist()
+			}
+			e.latSum = newSignalHist()
 		} else {
 			e.nums, e.dens = make([]int64, p.window), make([]int64, p.window)
 		}
@@ -253,34 +255,19 @@ func (e *alertEval) measure(o alertObs) (float64, bool) {
 
 // latency returns the rule's quantile of the latencies over the window (h the tick's), in
 // nanoseconds: the upper bound of its bucket.
-func (e *alertEval) latency(h *durHist) (float64, bool) {
+func (e *alertEval) latency(h *latency.Histogram) (float64, bool) {
 	if e.lats == nil {
-		q, ok := h.quantile(e.p.quantile)
+		q, ok := h.UpperBound(e.p.quantile)
 		return float64(q), ok
 	}
 	old := &e.lats[e.pos]
-	for b, c := range old.counts {
-		e.latSum[b] -= int64(c)
-	}
-	e.latN -= int64(old.n)
-	*old = *h
-	for b, c := range h.counts {
-		e.latSum[b] += int64(c)
-	}
-	e.latN += int64(h.n)
+	e.latSum.Subtract(old)
+	old.Reset()
+	old.Merge(h)
+	e.latSum.Merge(h)
 	e.pos = (e.pos + 1) % len(e.lats)
-	if e.latN == 0 {
-		return 0, false
-	}
-	want := int64(math.Ceil(e.p.quantile * float64(e.latN)))
-	var acc int64
-	for b, c := range e.latSum {
-		acc += c
-		if acc >= want {
-			return float64(bucketValue(b)), true
-		}
-	}
-	return float64(bucketValue(len(e.latSum) - 1)), true
+	q, ok := e.latSum.UpperBound(e.p.quantile)
+	return float64(q), ok
 }
 
 // alertRT is an arm's alert rules at run time: their evaluators, and the answers callers
@@ -289,7 +276,7 @@ type alertRT struct {
 	evals    []alertEval
 	answers  bool    // some rule reads the answers
 	answered int64   // callers that had their answer (a rejection too) or gave up in the tick
-	lat      durHist // completion latency of the admitted requests among them
+	lat      latency.Histogram // completion latency of the admitted requests among them
 }
 
 // newAlertRT returns the runtime of p's alert rules, nil without any.
@@ -297,7 +284,7 @@ func newAlertRT(p *plan) *alertRT {
 	if len(p.alerts) == 0 {
 		return nil
 	}
-	r := &alertRT{}
+	r := &alertRT{lat: newSignalHist()}
 	for i := range p.alerts {
 		ap := &p.alerts[i]
 		r.evals = append(r.evals, newAlertEval(ap, p.tick))
@@ -311,7 +298,7 @@ func newAlertRT(p *plan) *alertRT {
 func (r *alertRT) answer(lat time.Duration) {
 	if r != nil && r.answers {
 		r.answered++
-		r.lat.add(lat)
+		r.lat.Record(lat)
 	}
 }
 
@@ -342,7 +329,7 @@ func (a *arm) alerts(at time.Duration, queueAge time.Duration) {
 	}
 	if r.answers {
 		r.answered = 0
-		r.lat.reset()
+		r.lat.Reset()
 	}
 }
 
@@ -415,7 +402,8 @@ func (p *plan) alertBytes() int64 {
 	for _, a := range p.alerts {
 		per := int64(16)
 		if a.kind == alertLatency {
-			per = int64(unsafe.Sizeof(durHist{}))
+			h := newSignalHist()
+			per = h.Bytes()
 		}
 		if a.window > 1 {
 			n += int64(a.window) * per

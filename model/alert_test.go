@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/goodput-lab/goodput/internal/latency"
 	"github.com/goodput-lab/goodput/packet"
 	"github.com/goodput-lab/goodput/scenario"
 )
@@ -100,15 +101,18 @@ func TestAlertEvalWindow(t *testing.T) {
 
 // TestAlertEvalLatency merges the ticks' latency histograms over the window.
 func TestAlertEvalLatency(t *testing.T) {
-	ticks := make([]durHist, 3)
+	ticks := make([]latency.Histogram, 3)
+	for i := range ticks {
+		ticks[i] = newSignalHist()
+	}
 	for range 100 {
-		ticks[0].add(10 * time.Millisecond)
+		ticks[0].Record(10 * time.Millisecond)
 	}
 	for range 99 {
-		ticks[1].add(10 * time.Millisecond)
+		ticks[1].Record(10 * time.Millisecond)
 	}
-	ticks[1].add(500 * time.Millisecond)
-	ticks[1].add(500 * time.Millisecond)
+	ticks[1].Record(500 * time.Millisecond)
+	ticks[1].Record(500 * time.Millisecond)
 	// ticks[2] is empty: no answers.
 	obs := make([]alertObs, len(ticks))
 	for i := range ticks {
@@ -128,11 +132,13 @@ func TestAlertEvalLatency(t *testing.T) {
 	for _, o := range obs {
 		_, v, ok = e.step(o)
 	}
-	if want := float64(bucketValue(bucketOf(500 * time.Millisecond))); !ok || v != want {
+	only := newSignalHist()
+	only.Record(500 * time.Millisecond)
+	if want, _ := only.UpperBound(1); !ok || v != float64(want) {
 		t.Errorf("p99 over ticks 1 and 2 is %v (ok %v), want %v", time.Duration(v), ok, time.Duration(want))
 	}
 	e = newAlertEval(&p, time.Second)
-	empty := durHist{}
+	empty := newSignalHist()
 	if _, _, ok := e.step(alertObs{lat: &empty}); ok {
 		t.Error("a window without answers has a latency")
 	}

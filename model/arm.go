@@ -13,6 +13,8 @@ import (
 	"github.com/goodput-lab/goodput/control/queue"
 	"github.com/goodput-lab/goodput/control/readiness"
 	"github.com/goodput-lab/goodput/internal/floatdur"
+	"github.com/goodput-lab/goodput/internal/latency"
+	"github.com/goodput-lab/goodput/internal/lognormal"
 	"github.com/goodput-lab/goodput/internal/prefetch"
 	"github.com/goodput-lab/goodput/packet"
 	"github.com/goodput-lab/goodput/scenario"
@@ -106,10 +108,10 @@ type depRT struct {
 	busy    int
 	queue   ring // calls waiting for a server (lazily removed)
 	waiting int
-	ln      logNormal // the service time, as the faults now have it, ready to sample
+	ln      lognormal.Dist // the service time, as the faults now have it, ready to sample
 	errRate float64
-	faults  []int // active dependency faults, most recent last
-	hist    durHist
+	faults  []int             // active dependency faults, most recent last
+	hist    latency.Histogram // service times of the tick (newSignalHist)
 	// p50 is the median service time measured over the last tick that had calls (kept
 	// when retries are decided by the deadline; the declared one before the first):
 	// what a service's retry must expect to need.
@@ -119,7 +121,7 @@ type depRT struct {
 // tickStats are counters reset every tick: the controller's and the alerts' signals.
 type tickStats struct {
 	offered, attempts, edgeAttempts, edgeTimeouts, goodput int
-	slack                                                  durHist
+	slack                                                  latency.Histogram // newSignalHist
 }
 
 // arm runs one policy arm on its own Sim.
@@ -847,7 +849,7 @@ func (a *arm) start(ai int32, at *attempt, lg *logical) {
 	a.hs.class[lg.class].QueueWait(now, wait)
 	left := a.deadline(lg) - now
 	a.hs.class[lg.class].Remaining(now, left)
-	a.tk.slack.add(max(left, 0))
+	a.tk.slack.Record(max(left, 0))
 	at.enqWait = wait
 	at.stage = 0
 	a.runStage(ai, at, lg)
@@ -1054,7 +1056,7 @@ func (a *arm) stage(lg *logical, c *call) *stagePlan {
 // serviceTime draws the service time of call c (of stage st of request lg) at its
 // dependency, as it stands now.
 func (a *arm) serviceTime(st *stagePlan, c *call, lg *logical) time.Duration {
-	return a.deps[c.dep].ln.quantile(a.draw(st.svcPurp, lg.id, c.num, c.stage, c.try))
+	return a.deps[c.dep].ln.Sample(a.draw(st.svcPurp, lg.id, c.num, c.stage, c.try))
 }
 
 // serve starts call ci (c) of request lg at its dependency, to take d (from serviceTime).
@@ -1069,7 +1071,7 @@ func (a *arm) serve(ci int32, c *call, lg *logical, d time.Duration) {
 	}
 	a.hs.dep[c.dep].Call(now, c.connAt-c.asked, d)
 	if c.dep == int32(a.pol.trigger) || a.pol.retryByDeadline {
-		dr.hist.add(d)
+		dr.hist.Record(d)
 	}
 	a.schedule(d, evDepDone, ref(ci, c.gen))
 }

@@ -262,10 +262,10 @@ func (p *plan) orphans(peak float64) (float64, bool) {
 		case dp.concurrency > 0:
 			return 0, false // an unbounded queue at the dependency
 		default:
-			tail := dp.ln.exact(1 - 1e-6)
+			tail := dp.ln.QuantileNS(1 - 1e-6)
 			for _, f := range p.faults {
 				if f.kind == faultDep && f.target == d && f.serviceTime != nil {
-					tail = max(tail, f.ln.exact(1-1e-6))
+					tail = max(tail, f.ln.QuantileNS(1-1e-6))
 				}
 			}
 			n += rate * tail / float64(time.Second)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/goodput-lab/goodput/control/admission"
 	"github.com/goodput-lab/goodput/internal/floatdur"
+	"github.com/goodput-lab/goodput/internal/lognormal"
 	"github.com/goodput-lab/goodput/packet"
 	"github.com/goodput-lab/goodput/scenario"
 )
@@ -149,7 +150,7 @@ type healthPlan struct {
 type depPlan struct {
 	name        string
 	serviceTime scenario.Quantiles
-	ln          logNormal // serviceTime, ready to sample; the arms share its table
+	ln          lognormal.Dist // serviceTime, ready to sample; the arms share its table
 	errRate     float64
 	concurrency int
 	pool        int
@@ -172,7 +173,7 @@ type faultPlan struct {
 	note        string
 	target      int // dependency or service index
 	serviceTime *scenario.Quantiles
-	ln          logNormal // *serviceTime, ready to sample
+	ln          lognormal.Dist // *serviceTime, ready to sample
 	errRate     *float64
 	factor      float64
 	add         int
@@ -489,7 +490,7 @@ type dist struct {
 	kind     scenario.DistKind
 	constant time.Duration
 	mean     float64
-	ln       logNormal
+	ln       lognormal.Dist
 }
 
 func newDist(d scenario.Dist) dist {
@@ -514,70 +515,12 @@ func (d *dist) quantile(u float64) time.Duration {
 	case scenario.DistExponential:
 		return floatdur.Trunc(-d.mean * math.Log1p(-u))
 	case scenario.DistLogNormal:
-		return d.ln.quantile(u)
+		return d.ln.Sample(u)
 	}
 	return 0
 }
 
-// logNormal samples a scenario.Quantiles distribution: exp(mu + sigma·z) for the standard
-// normal quantile z of a uniform draw u. A replay samples one for every dependency call,
-// and math.Exp is a long chain of dependent multiplications, so the quantile function is
-// tabulated once per distribution on a grid of u and interpolated linearly in the body
-// (relative error below 5e-6 for a p99 up to ten times the median, below 3e-5 up to a
-// thousand times; TestLogNormalTable). In the tails, where it curves too fast for the
-// grid, it is computed exactly.
-type logNormal struct {
-	mu, sigma float64
-	body      *[qBodyLen]float32 // the quantile at u = (qLo+i)/qN; nil if sigma is 0
-}
-
-// The table's grid: qN steps over (0, 1), of which [qLo, qHi] is the tabulated body.
-const (
-	qN       = 1 << 12
-	qLo      = qN / 32 // u = 1/32, z ≈ −1.86
-	qHi      = qN - qLo
-	qBodyLen = qHi - qLo + 1
-)
-
-func newLogNormal(q scenario.Quantiles) logNormal {
-	if q.P50 <= 0 {
-		return logNormal{mu: math.Inf(-1)}
-	}
-	mu := math.Log(float64(q.P50))
-	sigma := 0.0
-	if q.P99 > q.P50 {
-		sigma = (math.Log(float64(q.P99)) - mu) / z99
-	}
-	l := logNormal{mu: mu, sigma: sigma}
-	if sigma > 0 {
-		l.body = new([qBodyLen]float32)
-		for i := range l.body { // at most about p99 (z ≤ z99): finite
-			l.body[i] = float32(l.exact(float64(qLo+i) / qN))
-		}
-	}
-	return l
-}
-
-// z99 is the standard normal quantile at 0.99.
-const z99 = 2.3263478740408408
-
-// quantile is the distribution's quantile at u in (0, 1), in nanoseconds.
-func (l *logNormal) quantile(u float64) time.Duration {
-	if l.sigma == 0 {
-		return floatdur.Trunc(math.Exp(l.mu))
-	}
-	x := u * qN
-	if i := int(x); i >= qLo && i < qHi {
-		t := l.body[i-qLo : i-qLo+2 : i-qLo+2]
-		// The conversions round each product, so that no platform fuses a multiply-add
-		// and draws another duration (arm64 would; outputs are the same everywhere).
-		lo := float64(t[0])
-		return floatdur.Trunc(lo + float64((x-float64(i))*(float64(t[1])-lo)))
-	}
-	return floatdur.Trunc(l.exact(u))
-}
-
-// exact is the quantile at u without the table.
-func (l *logNormal) exact(u float64) float64 {
-	return math.Exp(l.mu + float64(l.sigma*float64(math.Sqrt2*math.Erfinv(2*u-1))))
+// newLogNormal is the log-normal of a scenario.Quantiles distribution, ready to sample.
+func newLogNormal(q scenario.Quantiles) lognormal.Dist {
+	return lognormal.New(q.P50.Std(), q.P99.Std())
 }

@@ -155,7 +155,9 @@ func TestRetryMedianMeasured(t *testing.T) {
 		for d, decl := range declared {
 			got := a.deps[d].p50
 			name := fmt.Sprintf("%s: %s's median after the run", tt.arm, sc.Topology.Dependencies[d].Name)
-			if b := bucketValue(bucketOf(got - time.Microsecond)); tt.measured != (got == b && got != decl) {
+			h := newSignalHist()
+			h.Record(got - time.Microsecond)
+			if b, _ := h.UpperBound(1); tt.measured != (got == b && got != decl) {
 				t.Errorf("%s is %v (measured: %v)", name, got, tt.measured)
 			}
 			if got < decl/2 || got > decl*5/2 {

@@ -3,68 +3,19 @@ package model
 import (
 	"fmt"
 	"math"
-	"math/bits"
 	"time"
 
 	"github.com/goodput-lab/goodput/control/loadstate"
 	"github.com/goodput-lab/goodput/control/readiness"
+	"github.com/goodput-lab/goodput/internal/latency"
 	"github.com/goodput-lab/goodput/packet"
 )
 
-// durHist is a small log-bucketed histogram of durations for per-tick quantiles (the
-// controller's signals); the packet's percentiles come from the Recorder's HdrHistograms.
-// A bucket is one of 8 sub-buckets of a power of two of microseconds (at most 12.5% wide).
-type durHist struct {
-	n      int
-	counts [8 * 40]int32
-}
-
-func bucketOf(d time.Duration) int {
-	us := uint64(max(d, 0) / time.Microsecond)
-	if us < 8 {
-		return int(us)
-	}
-	e := bits.Len64(us) - 1 // us in [2^e, 2^(e+1))
-	b := 8*(e-2) + int(us>>(e-3)&7)
-	return min(b, 8*40-1)
-}
-
-// bucketValue is the upper bound of bucket b.
-func bucketValue(b int) time.Duration {
-	if b < 8 {
-		return time.Duration(b+1) * time.Microsecond
-	}
-	e := b/8 + 2
-	sub := uint64(b % 8)
-	return time.Duration((8+sub+1)<<(e-3)) * time.Microsecond
-}
-
-func (h *durHist) add(d time.Duration) {
-	h.counts[bucketOf(d)]++
-	h.n++
-}
-
-// quantile returns the q-quantile's bucket upper bound, and false when empty.
-func (h *durHist) quantile(q float64) (time.Duration, bool) {
-	if h.n == 0 {
-		return 0, false
-	}
-	want := int(math.Ceil(q * float64(h.n)))
-	acc := 0
-	for b, c := range h.counts {
-		acc += int(c)
-		if acc >= want {
-			return bucketValue(b), true
-		}
-	}
-	return bucketValue(len(h.counts) - 1), true
-}
-
-func (h *durHist) reset() {
-	if h.n > 0 {
-		*h = durHist{}
-	}
-}
+// newSignalHist returns a histogram of durations for per-tick quantiles (the controller's
+// signals), read at a bucket's upper end; the packet's percentiles come from the Recorder's.
+// A bucket is one of 8 sub-buckets of a power of two of microseconds (at most 12.5% wide),
+// up to 2^42 µs.
+func newSignalHist() latency.Histogram { return latency.NewSteps(8, (1<<42-1)*time.Microsecond) }
 
 // tick samples the gauges, steps the load-state machine, evaluates the alerts and
 // observes the instances' readiness, once per tick.
@@ -128,7 +79,7 @@ func (a *arm) tick() {
 			}
 		}
 	}
-	slack, ok := a.tk.slack.quantile(0.10)
+	slack, ok := a.tk.slack.UpperBound(0.10)
 	if !ok {
 		slack = a.maxSlack
 	}
@@ -155,7 +106,7 @@ func (a *arm) tick() {
 			if conc := dp.concurrency; conc > 0 {
 				sat = max(sat, float64(a.deps[a.pol.trigger].busy)/float64(conc))
 			}
-			if p99, ok := a.deps[a.pol.trigger].hist.quantile(0.99); ok {
+			if p99, ok := a.deps[a.pol.trigger].hist.UpperBound(0.99); ok {
 				healthy = p99 <= dp.serviceTime.P99.Std()*3/2
 			}
 		}
@@ -184,17 +135,17 @@ func (a *arm) tick() {
 	a.alerts(min(now, a.p.duration-1), s.QueueAgeMax)
 
 	a.tk.offered, a.tk.attempts, a.tk.edgeAttempts, a.tk.edgeTimeouts, a.tk.goodput = 0, 0, 0, 0, 0
-	a.tk.slack.reset()
+	a.tk.slack.Reset()
 	a.connUse(a.pol.trigger, 0)
 	a.trigArea = 0
 	for d := range a.deps {
 		dr := &a.deps[d]
 		if a.pol.retryByDeadline {
-			if q, ok := dr.hist.quantile(0.5); ok {
+			if q, ok := dr.hist.UpperBound(0.5); ok {
 				dr.p50 = q
 			}
 		}
-		dr.hist.reset()
+		dr.hist.Reset()
 	}
 }
 

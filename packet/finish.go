@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	hdr "github.com/HdrHistogram/hdrhistogram-go"
+	"github.com/goodput-lab/goodput/internal/latency"
 )
 
 // Finish computes the arm's packet: totals, rates, amplification, latency percentiles from
@@ -55,9 +55,9 @@ func (r *Recorder) Finish(objectives []ObjectiveSpec) Arm {
 			Failed:    c.outcomes[Failed],
 			Ambiguous: c.outcomes[Ambiguous],
 			Shed:      c.shed,
-			Latency:   percentiles(c.latency.hdr()),
-			QueueWait: percentiles(c.queueWait.hdr()),
-			Remaining: percentiles(c.remaining.hdr()),
+			Latency:   percentiles(&c.latency),
+			QueueWait: percentiles(&c.queueWait),
+			Remaining: percentiles(&c.remaining),
 			Overdue:   c.overdue,
 		}
 		a.Classes = append(a.Classes, cs)
@@ -70,9 +70,9 @@ func (r *Recorder) Finish(objectives []ObjectiveSpec) Arm {
 		t.Failed += cs.Failed
 		t.Ambiguous += cs.Ambiguous
 		t.Shed += cs.Shed
-		all.Merge(c.latency.hdr())
+		all.Merge(&c.latency)
 	}
-	a.Latency = percentiles(all)
+	a.Latency = percentiles(&all)
 	t.Unfinished = max(t.Admitted-(t.Goodput+t.Late+t.Expired+t.Failed+t.Ambiguous), 0)
 
 	// Attempts by layer.
@@ -136,7 +136,7 @@ func (r *Recorder) Finish(objectives []ObjectiveSpec) Arm {
 	for i, d := range r.dep {
 		ds := DependencyStats{
 			Name: r.deps.list[i], Calls: d.calls,
-			ConnWait: percentiles(d.connWait.hdr()), ServiceTime: percentiles(d.service.hdr()),
+			ConnWait: percentiles(&d.connWait), ServiceTime: percentiles(&d.service),
 			ConcurrencyMax: conc[i].max, WaitingMax: conc[i].waitMax,
 		}
 		if conc[i].n > 0 {
@@ -419,18 +419,18 @@ func (r *Recorder) invariants(a *Arm) []Invariant {
 }
 
 // percentiles summarises a histogram of microseconds.
-func percentiles(h *hdr.Histogram) Percentiles {
-	n := h.TotalCount()
+func percentiles(h *latency.Histogram) Percentiles {
+	n := h.Count()
 	if n == 0 {
 		return Percentiles{}
 	}
-	v := h.ValueAtPercentilesSlice([]float64{50, 90, 99, 99.9})
+	us := func(p float64) time.Duration { return time.Duration(h.ValueAtPercentile(p)) * time.Microsecond }
 	return Percentiles{
 		Count: n,
-		P50:   time.Duration(v[0]) * time.Microsecond,
-		P90:   time.Duration(v[1]) * time.Microsecond,
-		P99:   time.Duration(v[2]) * time.Microsecond,
-		P999:  time.Duration(v[3]) * time.Microsecond,
+		P50:   us(50),
+		P90:   us(90),
+		P99:   us(99),
+		P999:  us(99.9),
 		Max:   time.Duration(h.Max()) * time.Microsecond,
 		Mean:  fromMS(round(h.Mean()/1000, 3)),
 	}

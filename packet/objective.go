@@ -272,11 +272,11 @@ func (r *Recorder) latencyValue(s ObjectiveSpec) (float64, bool, string) {
 		for _, w := range r.winLat {
 			if w.spec.Name == s.Name && w.spec.Metric == s.Metric && w.spec.Class == s.Class &&
 				w.spec.From == s.From && w.spec.To == s.To && w.spec.State == s.State {
-				h := w.h.hdr()
-				if h.TotalCount() == 0 {
+				h := &w.h
+				if h.Count() == 0 {
 					return 0, false, "no requests completed in the window"
 				}
-				return usToMS(h.ValueAtQuantile(q)), true, ""
+				return usToMS(h.ValueAtPercentile(q)), true, ""
 			}
 		}
 		return 0, false, "a latency objective with a window or state must be listed in Config.Objectives"
@@ -287,16 +287,16 @@ func (r *Recorder) latencyValue(s ObjectiveSpec) (float64, bool, string) {
 		if !ok {
 			return 0, false, fmt.Sprintf("unknown class %q", s.Class)
 		}
-		h.Merge(r.cls[i].latency.hdr())
+		h.Merge(&r.cls[i].latency)
 	} else {
-		for _, c := range r.cls {
-			h.Merge(c.latency.hdr())
+		for i := range r.cls {
+			h.Merge(&r.cls[i].latency)
 		}
 	}
-	if h.TotalCount() == 0 {
+	if h.Count() == 0 {
 		return 0, false, "no requests completed"
 	}
-	return usToMS(h.ValueAtQuantile(q)), true, ""
+	return usToMS(h.ValueAtPercentile(q)), true, ""
 }
 
 // fixedLatency is latencyValue for an arm [Arm.Evaluate] evaluates, from its percentiles.

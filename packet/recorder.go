@@ -8,7 +8,7 @@ import (
 	"time"
 	"unsafe"
 
-	hdr "github.com/HdrHistogram/hdrhistogram-go"
+	"github.com/goodput-lab/goodput/internal/latency"
 )
 
 // Outcome is the terminal state of an admitted logical request. A rejected request's
@@ -112,29 +112,19 @@ func (c Config) Validate() error {
 	return nil
 }
 
-// Histogram range: values are recorded in microseconds from 1µs to one hour; larger values
+// Histogram range: values are recorded in microseconds from 0 to one hour; larger values
 // are clamped to one hour. Completion latency, which objectives judge, keeps three
 // significant digits (0.1%); the diagnostic timings (queue wait, remaining deadline,
 // connection wait, service time) keep two (1%), in an eighth of the memory.
 const (
-	histMin    = 1
-	histMax    = int64(time.Hour / time.Microsecond)
+	histMax    = time.Hour
 	histDigits = 3
 	diagDigits = 2
 )
 
-func newHist() *hdr.Histogram { return hdr.New(histMin, histMax, histDigits) }
-
-func record(h *hdr.Histogram, d time.Duration) {
-	v := int64(d / time.Microsecond)
-	if v < 0 {
-		v = 0
-	}
-	if v > histMax {
-		v = histMax
-	}
-	_ = h.RecordValue(v) // cannot fail: v is within the histogram's range
-}
+// newHist returns a histogram of completion latency; newDiagHist one of a diagnostic timing.
+func newHist() latency.Histogram     { return latency.New(histDigits, histMax) }
+func newDiagHist() latency.Histogram { return latency.New(diagDigits, histMax) }
 
 // names is an ordered set of names with a fast lookup for the handful of classes and layers
 // a scenario has.
@@ -226,12 +216,12 @@ func (t *tally) counts() map[string]int64 {
 type classAcc struct {
 	offered, admitted, rejected, shed int64
 	outcomes                          [len(outcomeNames)]int64
-	latency, queueWait, remaining     hist
+	latency, queueWait, remaining     latency.Histogram
 	overdue                           int64
 }
 
 func newClassAcc() classAcc {
-	return classAcc{latency: newHistDigits(histDigits), queueWait: newHistDigits(diagDigits), remaining: newHistDigits(diagDigits)}
+	return classAcc{latency: newHist(), queueWait: newDiagHist(), remaining: newDiagHist()}
 }
 
 type layerAcc struct {
@@ -239,12 +229,12 @@ type layerAcc struct {
 }
 
 func newDepAcc() depAcc {
-	return depAcc{connWait: newHistDigits(diagDigits), service: newHistDigits(diagDigits)}
+	return depAcc{connWait: newDiagHist(), service: newDiagHist()}
 }
 
 type depAcc struct {
 	calls             int64
-	connWait, service hist
+	connWait, service latency.Histogram
 }
 
 // winLatency is a latency histogram restricted to a window and/or a load state, for a
@@ -252,7 +242,7 @@ type depAcc struct {
 type winLatency struct {
 	spec  ObjectiveSpec
 	class int // index of spec.Class once that class is registered, else -1
-	h     hist
+	h     latency.Histogram
 }
 
 // Recorder accumulates one arm's comparison packet while the model runs. Call [NewRecorder],
@@ -353,7 +343,7 @@ func NewRecorder(cfg Config) *Recorder {
 	}
 	for _, s := range cfg.Objectives {
 		if isLatencyMetric(s.Metric) && (s.From != 0 || s.To != 0 || s.State != "") {
-			r.winLat = append(r.winLat, winLatency{spec: s, class: -1, h: newHistDigits(histDigits)})
+			r.winLat = append(r.winLat, winLatency{spec: s, class: -1, h: newHist()})
 		}
 	}
 	for i := range r.classes.list {
@@ -391,7 +381,7 @@ const tickRing = 4
 // tickHist accumulates the latencies of the terminal states of one tick.
 type tickHist struct {
 	tick int
-	h    *hdr.Histogram
+	h    latency.Histogram
 }
 
 // tickLatency records a latency in the per-tick histogram of tick i.
@@ -404,18 +394,18 @@ func (r *Recorder) tickLatency(i int, latency time.Duration) {
 		r.flushTick(t)
 		t.tick = i
 	}
-	record(t.h, latency)
+	t.h.Record(latency)
 }
 
 // flushTick stores the latency percentiles of a per-tick histogram in its row and resets it.
 func (r *Recorder) flushTick(t *tickHist) {
-	if t.h.TotalCount() == 0 {
+	if t.h.Count() == 0 {
 		return
 	}
 	if t.tick < len(r.rows) {
 		row := &r.rows[t.tick]
-		row.LatencyP50 = time.Duration(t.h.ValueAtQuantile(50)) * time.Microsecond
-		row.LatencyP99 = time.Duration(t.h.ValueAtQuantile(99)) * time.Microsecond
+		row.LatencyP50 = time.Duration(t.h.ValueAtPercentile(50)) * time.Microsecond
+		row.LatencyP99 = time.Duration(t.h.ValueAtPercentile(99)) * time.Microsecond
 	}
 	t.h.Reset()
 }
@@ -600,7 +590,7 @@ func (r *Recorder) GaveUp(at time.Duration, class string, latency time.Duration)
 // GaveUp is [Recorder.GaveUp] for the handle's class.
 func (c ClassRecorder) GaveUp(at time.Duration, latency time.Duration) {
 	r := c.r
-	r.cls[c.i].latency.record(latency)
+	r.cls[c.i].latency.Record(latency)
 	r.tickLatency(r.tickIndex(at), latency)
 	for i := range r.winLat {
 		w := &r.winLat[i]
@@ -613,7 +603,7 @@ func (c ClassRecorder) GaveUp(at time.Duration, latency time.Duration) {
 		if w.spec.State != "" && w.spec.State != r.state {
 			continue
 		}
-		w.h.record(latency)
+		w.h.Record(latency)
 	}
 }
 
@@ -799,7 +789,7 @@ func (r *Recorder) QueueWait(at time.Duration, class string, wait time.Duration)
 
 // QueueWait is [Recorder.QueueWait] for the handle's class.
 func (c ClassRecorder) QueueWait(at time.Duration, wait time.Duration) {
-	c.r.cls[c.i].queueWait.record(wait)
+	c.r.cls[c.i].queueWait.Record(wait)
 }
 
 // Remaining records the remaining deadline of a request of the class when it leaves the
@@ -815,7 +805,7 @@ func (c ClassRecorder) Remaining(at time.Duration, remaining time.Duration) {
 	if remaining < 0 {
 		acc.overdue++
 	}
-	acc.remaining.record(remaining)
+	acc.remaining.Record(remaining)
 }
 
 // DependencyCall records one call to a dependency: the time it waited for a connection from
@@ -828,8 +818,8 @@ func (r *Recorder) DependencyCall(at time.Duration, dep string, connWait, servic
 func (d DependencyRecorder) Call(at time.Duration, connWait, service time.Duration) {
 	acc := &d.r.dep[d.i]
 	acc.calls++
-	acc.connWait.record(connWait)
-	acc.service.record(service)
+	acc.connWait.Record(connWait)
+	acc.service.Record(service)
 }
 
 // Sample records the gauges measured once per tick. A second sample in one tick replaces the

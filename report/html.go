@@ -754,12 +754,9 @@ func faultBands(events []event, ax timeAxis) []band {
 // outside the charts' span (a drain's, after the end) have no marker.
 func markers(events []event, ax timeAxis) []marker {
 	var out []marker
+	var labels []chart.Label
 	var titles []string
 	first, last := 0, 0
-	lastEnd := make([]float64, labelRows)
-	for i := range lastEnd {
-		lastEnd[i] = math.Inf(-1)
-	}
 	flush := func() {
 		if len(titles) == 0 {
 			return
@@ -769,14 +766,9 @@ func markers(events []event, ax timeAxis) []marker {
 		if last > first {
 			label = fmt.Sprintf("%d–%d", first+1, last+1)
 		}
-		width := 7 * float64(len([]rune(label))) // bold 11 px digits are about 6.5 px wide
-		row := 0
-		for row < labelRows-1 && x-width/2 < lastEnd[row]+6 {
-			row++
-		}
-		lastEnd[row] = x + width/2
-		out = append(out, marker{X: x, LabelY: labelRowTop + labelRowStep*float64(row), Label: label,
-			Title: strings.Join(titles, "\n")})
+		// bold 11 px digits are about 6.5 px wide
+		labels = append(labels, chart.Label{X: x, Width: 7 * float64(len([]rune(label)))})
+		out = append(out, marker{X: x, Label: label, Title: strings.Join(titles, "\n")})
 		titles = titles[:0]
 	}
 	for i, e := range events {
@@ -795,6 +787,9 @@ func markers(events []event, ax timeAxis) []marker {
 		titles = append(titles, fmt.Sprintf("%d. %s %s: %s", i+1, clock(e.At), e.arms, e.Text))
 	}
 	flush()
+	for i, p := range chart.PlaceLabels(labels, labelRows, math.Inf(-1), math.Inf(1)) {
+		out[i].LabelY = labelRowTop + labelRowStep*float64(p.Row)
+	}
 	return out
 }
 

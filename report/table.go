@@ -6,10 +6,10 @@ import (
 	"io"
 	"math"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
+	"github.com/goodput-lab/goodput/internal/numfmt"
 	"github.com/goodput-lab/goodput/packet"
 	"github.com/goodput-lab/goodput/trials"
 )
@@ -814,57 +814,12 @@ func perSecond(n int64, d time.Duration) string {
 	return Float(float64(n)/seconds, 1)
 }
 
-// Int formats n with thousands separators: 21600000 → "21,600,000".
-func Int(n int64) string {
-	s := strconv.FormatInt(n, 10)
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	s = group(s)
-	if neg {
-		return "-" + s
-	}
-	return s
-}
+// Int formats n with thousands separators (as [numfmt.Int]): 21600000 → "21,600,000".
+func Int(n int64) string { return numfmt.Int(n) }
 
-// Float formats x with dec decimals and thousands separators: 9000.04, 1 → "9,000.0".
-func Float(x float64, dec int) string {
-	if math.IsNaN(x) || math.IsInf(x, 0) {
-		return "–"
-	}
-	s := strconv.FormatFloat(x, 'f', dec, 64)
-	if s == "-0" || strings.HasPrefix(s, "-0.") && strings.Trim(s[3:], "0") == "" {
-		s = s[1:]
-	}
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	intPart, frac, hasFrac := strings.Cut(s, ".")
-	s = group(intPart)
-	if hasFrac {
-		s += "." + frac
-	}
-	if neg {
-		return "-" + s
-	}
-	return s
-}
-
-func group(digits string) string {
-	if len(digits) <= 3 {
-		return digits
-	}
-	var b strings.Builder
-	head := len(digits) % 3
-	if head > 0 {
-		b.WriteString(digits[:head])
-	}
-	for i := head; i < len(digits); i += 3 {
-		if b.Len() > 0 {
-			b.WriteByte(',')
-		}
-		b.WriteString(digits[i : i+3])
-	}
-	return b.String()
-}
+// Float formats x with dec decimals and thousands separators (as [numfmt.Fixed]):
+// 9000.04, 1 → "9,000.0"; NaN and infinities are "–".
+func Float(x float64, dec int) string { return numfmt.Fixed(x, dec) }
 
 // union returns the names f gives for every arm, in first-seen order.
 func union(arms []packet.Arm, f func(packet.Arm) []string) []string {

@@ -13,6 +13,7 @@ import (
 	"github.com/invopop/jsonschema"
 
 	"github.com/goodput-lab/goodput/internal/floatdur"
+	"github.com/goodput-lab/goodput/internal/numfmt"
 )
 
 // Scenario is one *.scenario.yaml: the inputs of a replay. It declares offered load,
@@ -743,9 +744,9 @@ func (b Bound) String() string {
 	case UnitRate:
 		return Rate(b.Value).String()
 	case UnitPercent:
-		return formatPercent(b.Value)
+		return numfmt.PlainPercent(b.Value)
 	}
-	return formatNumber(b.Value)
+	return numfmt.Plain(b.Value)
 }
 
 // UnmarshalText implements [encoding.TextUnmarshaler] with [ParseBound].
@@ -1339,7 +1340,7 @@ func (v *validator) classes(n topoNames) {
 		}
 	}
 	if len(cs) > 0 && math.Abs(sum-1) > 1e-6 {
-		v.addf("$.classes", "class shares sum to %s; expected them to sum to 100%%", formatPercent(sum))
+		v.addf("$.classes", "class shares sum to %s; expected them to sum to 100%%", numfmt.PlainPercent(sum))
 	}
 }
 
@@ -1535,7 +1536,7 @@ func (v *validator) policy(p string, pol Policy, n topoNames) {
 			v.addf(p+".admission.target", "target is %s; expected zero (20ms) or more", a.Target)
 		}
 		if float64(a.Reserve.Continuation)+float64(a.Reserve.Lookup) >= 1 {
-			v.addf(p+".admission.reserve", "reservations sum to %s; expected less than 100%% so that standard work can be admitted", formatPercent(float64(a.Reserve.Continuation)+float64(a.Reserve.Lookup)))
+			v.addf(p+".admission.reserve", "reservations sum to %s; expected less than 100%% so that standard work can be admitted", numfmt.PlainPercent(float64(a.Reserve.Continuation)+float64(a.Reserve.Lookup)))
 		}
 	}
 	if sh := pol.Shed; sh != nil {

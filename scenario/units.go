@@ -12,6 +12,7 @@ import (
 	"github.com/invopop/jsonschema"
 
 	"github.com/goodput-lab/goodput/internal/floatdur"
+	"github.com/goodput-lab/goodput/internal/numfmt"
 )
 
 // The value types below are how a scenario writes quantities with units. Each one
@@ -151,7 +152,7 @@ func (r Rate) In(d time.Duration) float64 { return float64(r) * d.Seconds() }
 
 // String formats r as events per second for reading, e.g. 9000/s; see
 // MarshalText for the exact spelling.
-func (r Rate) String() string { return formatNumber(float64(r)) + "/s" }
+func (r Rate) String() string { return numfmt.Plain(float64(r)) + "/s" }
 
 // rateUnits maps a rate's time unit to its length in seconds.
 var rateUnits = map[string]float64{
@@ -254,7 +255,7 @@ type Fraction float64
 
 // String formats f as a percentage for reading, e.g. 28%; see MarshalText
 // for the exact spelling.
-func (f Fraction) String() string { return formatPercent(float64(f)) }
+func (f Fraction) String() string { return numfmt.PlainPercent(float64(f)) }
 
 // ParseFraction parses a share such as 28% or 0.28.
 func ParseFraction(s string) (Fraction, error) {
@@ -352,7 +353,7 @@ type Factor float64
 
 // String formats x as a percentage for reading, e.g. 115%; see MarshalText
 // for the exact spelling.
-func (x Factor) String() string { return formatPercent(float64(x)) }
+func (x Factor) String() string { return numfmt.PlainPercent(float64(x)) }
 
 // ParseFactor parses a multiplier such as 115%, 1.15 or 1.15x.
 func ParseFactor(s string) (Factor, error) {
@@ -763,23 +764,6 @@ func unmarshalJSONText(b []byte, v interface{ UnmarshalText([]byte) error }, wan
 	}
 	return v.UnmarshalText([]byte(s))
 }
-
-// formatNumber formats v for reading: at most 12 significant digits and no
-// exponent for everyday magnitudes (9000, 0.5, 1.15, and 0.95 for a sum of
-// 0.8 and 0.15).
-func formatNumber(v float64) string {
-	s := strconv.FormatFloat(v, 'g', 12, 64)
-	if !strings.ContainsAny(s, "eE") {
-		return s
-	}
-	if a := math.Abs(v); a >= 1e-6 && a < 1e21 {
-		return strings.TrimRight(strings.TrimRight(strconv.FormatFloat(v, 'f', 12, 64), "0"), ".")
-	}
-	return s
-}
-
-// formatPercent formats a ratio as a percentage for reading: 0.28 as 28%.
-func formatPercent(v float64) string { return formatNumber(v*100) + "%" }
 
 // exactNumber formats v so that it parses back to v, without an exponent for
 // everyday magnitudes.

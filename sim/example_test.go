@@ -53,13 +53,3 @@ func Example() {
 	// 14:00:00.120 request 3 done
 	// 6 events
 }
-
-func ExampleNewLogNormal() {
-	d := sim.NewLogNormal(40*time.Millisecond, 410*time.Millisecond)
-	fmt.Println(d.Quantile(0.5).Round(time.Millisecond), d.Quantile(0.99).Round(time.Millisecond), d.Mean().Round(time.Millisecond))
-	r := sim.NewStreams(1).Stream("payment-risk/service")
-	fmt.Println(d.Sample(r) > 0)
-	// Output:
-	// 40ms 410ms 66ms
-	// true
-}

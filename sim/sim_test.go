@@ -124,36 +124,6 @@ func TestStreamsAreReproducibleAndIndependent(t *testing.T) {
 	}
 }
 
-func TestLogNormalQuantiles(t *testing.T) {
-	d := NewLogNormal(40*time.Millisecond, 410*time.Millisecond)
-	if got := d.Quantile(0.5); absDiff(got, 40*time.Millisecond) > time.Microsecond {
-		t.Fatalf("p50 = %v", got)
-	}
-	if got := d.Quantile(0.99); absDiff(got, 410*time.Millisecond) > 10*time.Microsecond {
-		t.Fatalf("p99 = %v", got)
-	}
-	r := NewStreams(1).Stream("ln")
-	const n = 200000
-	xs := make([]time.Duration, n)
-	for i := range xs {
-		xs[i] = d.Sample(r)
-	}
-	slices.Sort(xs)
-	p50, p99 := xs[n/2], xs[n*99/100]
-	if rel(p50, 40*time.Millisecond) > 0.02 || rel(p99, 410*time.Millisecond) > 0.05 {
-		t.Fatalf("sampled p50 %v p99 %v, want ≈40ms ≈410ms", p50, p99)
-	}
-}
-
-func absDiff(a, b time.Duration) time.Duration {
-	if a > b {
-		return a - b
-	}
-	return b - a
-}
-
-func rel(got, want time.Duration) float64 { return float64(absDiff(got, want)) / float64(want) }
-
 func TestOrderSurvivesRenumbering(t *testing.T) {
 	// Scheduling order is 32 bits wide; when it runs out the pending events are renumbered
 	// in their current order. Start just below the limit so that the wrap happens here.

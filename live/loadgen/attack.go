@@ -517,8 +517,8 @@ func (w *worker) do(r Request) {
 	cs := &s.classes[r.Class]
 	cs.sent++
 	cs.attempts += attempts
-	_ = s.lateness.RecordValue(micros(lateness))
-	_ = cs.latency.RecordValue(micros(latency))
+	record(s.lateness, lateness)
+	record(cs.latency, latency)
 	switch {
 	case res == causeOK && end <= r.Deadline:
 		cs.goodput++
@@ -577,9 +577,4 @@ func (w *worker) attempt(r Request, c *Class, id identity.Request, body []byte) 
 		reason = resp.Header.Get(controlhttp.ReasonHeader)
 	}
 	return res, resp.StatusCode, reason
-}
-
-// micros is d in whole microseconds, the histograms' unit, at least 1.
-func micros(d time.Duration) int64 {
-	return min(max(int64(d/time.Microsecond), 1), histMax)
 }

@@ -11,7 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	hdr "github.com/HdrHistogram/hdrhistogram-go"
+	"github.com/goodput-lab/goodput/internal/latency"
 )
 
 // Result is what became of every logical request of a run. For each class and in total,
@@ -137,20 +137,25 @@ func (r *Result) WriteSeriesCSV(w io.Writer) error {
 
 // The histograms record microseconds from 1µs to an hour, to 3 significant digits.
 const (
-	histMax    = int64(time.Hour / time.Microsecond)
+	histMax    = time.Hour
 	histDigits = 3
 )
 
-func newHist(digits int) *hdr.Histogram { return hdr.New(1, histMax, digits) }
+func newHist(digits int) *latency.Histogram {
+	h := latency.New(digits, histMax)
+	return &h
+}
 
-func percentiles(h *hdr.Histogram) Percentiles {
-	if h.TotalCount() == 0 {
+// record adds d to h in whole microseconds, at least 1.
+func record(h *latency.Histogram, d time.Duration) { h.Record(max(d, time.Microsecond)) }
+
+func percentiles(h *latency.Histogram) Percentiles {
+	if h.Count() == 0 {
 		return Percentiles{}
 	}
-	us := func(v int64) time.Duration { return time.Duration(v) * time.Microsecond }
-	return Percentiles{Count: h.TotalCount(), P50: us(h.ValueAtQuantile(50)), P90: us(h.ValueAtQuantile(90)),
-		P99: us(h.ValueAtQuantile(99)), P999: us(h.ValueAtQuantile(99.9)), Max: us(h.Max()),
-		Mean: time.Duration(h.Mean() * float64(time.Microsecond))}
+	us := func(p float64) time.Duration { return time.Duration(h.ValueAtPercentile(p)) * time.Microsecond }
+	return Percentiles{Count: h.Count(), P50: us(50), P90: us(90), P99: us(99), P999: us(99.9),
+		Max: time.Duration(h.Max()) * time.Microsecond, Mean: time.Duration(h.Mean() * float64(time.Microsecond))}
 }
 
 // row is one tick's counters, added to by every worker.
@@ -169,7 +174,7 @@ type seriesLatency struct {
 
 type latSlot struct {
 	row int
-	h   *hdr.Histogram
+	h   *latency.Histogram
 }
 
 func (s *seriesLatency) init(rows int) {
@@ -193,12 +198,12 @@ func (s *seriesLatency) record(i int, d time.Duration) {
 		s.flush(sl)
 		sl.row = i
 	}
-	_ = sl.h.RecordValue(micros(d))
+	record(sl.h, d)
 	s.mu.Unlock()
 }
 
 func (s *seriesLatency) flush(sl *latSlot) {
-	if sl.row >= 0 && sl.h.TotalCount() > 0 {
+	if sl.row >= 0 && sl.h.Count() > 0 {
 		p := percentiles(sl.h)
 		s.p50[sl.row], s.p99[sl.row] = p.P50, p.P99
 	}
@@ -245,13 +250,13 @@ func (rs *recorders) put(s *stats) { rs.free <- s }
 
 // stats are the counts and histograms of one recorder.
 type stats struct {
-	lateness *hdr.Histogram
+	lateness *latency.Histogram
 	classes  []classStats
 }
 
 type classStats struct {
 	sent, unsent, noOrder, goodput, late, rejected, failed, attempts int64
-	latency                                                          *hdr.Histogram
+	latency                                                          *latency.Histogram
 	rejections                                                       map[Rejection]int64 // Count unused
 	failures                                                         map[string]int64
 }
