@@ -50,6 +50,9 @@ type Scenario struct {
 	Objectives []Objective `yaml:"objectives,omitempty" json:"objectives,omitempty,omitzero"`
 	// Alerts are rules annotated on the timeline when they fire.
 	Alerts []Alert `yaml:"alerts,omitempty" json:"alerts,omitempty,omitzero"`
+	// Actions change inputs at instants of the run, in all arms or named ones: a
+	// release, a rollback, a manual scale, an admission pause (see [Action]).
+	Actions []Action `yaml:"actions,omitempty" json:"actions,omitempty,omitzero"`
 }
 
 // Clock fixes the virtual clock of a replay.
@@ -225,6 +228,12 @@ type Entry struct {
 	Timeout Duration `yaml:"timeout,omitempty" json:"timeout,omitempty,omitzero"`
 	// Retries is the entry's own retry policy.
 	Retries Retries `yaml:"retries,omitempty" json:"retries,omitempty,omitzero"`
+	// RateLimit caps the logical requests the entry takes in, e.g. 100/s: a token
+	// bucket that fills at the rate and holds one second of it (at least one request).
+	// A request that finds it empty is offered and rejected with reason rate-limited.
+	// 0/s pauses the entry: every request is rejected. Absent means no cap. An action
+	// may set it, for an admission pause or a rate cap at an instant.
+	RateLimit *Rate `yaml:"rate_limit,omitempty" json:"rate_limit,omitempty,omitzero"`
 }
 
 // Retry triggers: which failures a retry policy retries.
@@ -478,6 +487,12 @@ type Arm struct {
 	Name string `yaml:"name" json:"name"`
 	// Policy is the arm's overload policy.
 	Policy Policy `yaml:"policy" json:"policy"`
+	// Set changes the arm's inputs from the start, in the --set path syntax (see
+	// [Sets]), so that a fix arm can differ in topology, e.g.
+	// {topology.dependencies.payment.timeout: 2s}. Offered load stays the same in
+	// every arm: a set under load, clock, seed, trials, classes.*.share, objectives,
+	// actions or arms is an error.
+	Set Sets `yaml:"set,omitempty" json:"set,omitempty,omitzero"`
 }
 
 // Retry modes of a policy.
@@ -921,6 +936,11 @@ func (v *validator) run() {
 	v.objectives()
 	v.alerts()
 	v.horizon()
+	v.rateLimits()
+	v.actionsDeclared()
+	if len(v.errs) == 0 {
+		v.derived() // the arms' sets and the actions, on a scenario valid without them
+	}
 }
 
 func (v *validator) clock() {
