@@ -22,7 +22,10 @@ import (
 // in the same state, marked manual, with the note and the sets as its reason.
 //
 // Only inputs that can change mid-run may be set (see [ActionPaths]); the offered load
-// cannot (it is open loop and shared by the arms).
+// cannot (it is open loop and shared by the arms). A budget ratio an action sets holds
+// until the next policy generation applies its load state's ratio again; an admission
+// policy an action sets is a new controller from then on, and the requests the old one
+// admitted finish with it.
 type Action struct {
 	// At is the instant of the action, from the start of the run, e.g. 10m26s.
 	At Duration `yaml:"at" json:"at"`

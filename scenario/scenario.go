@@ -490,8 +490,10 @@ type Arm struct {
 	// Set changes the arm's inputs from the start, in the --set path syntax (see
 	// [Sets]), so that a fix arm can differ in topology, e.g.
 	// {topology.dependencies.payment.timeout: 2s}. Offered load stays the same in
-	// every arm: a set under load, clock, seed, trials, classes.*.share, objectives,
-	// actions or arms is an error.
+	// every arm: a set under load, clock, seed, trials, classes.*.share (or a traffic
+	// shift), name, objectives, actions or arms is an error, and so is one that changes
+	// the names of the entries, services, dependencies, caches or stages, by which the
+	// packet compares the arms.
 	Set Sets `yaml:"set,omitempty" json:"set,omitempty,omitzero"`
 }
 
