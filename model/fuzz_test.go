@@ -68,6 +68,9 @@ func FuzzReplay(f *testing.F) {
 		f.Add([]byte{byte(i)})                              // the base as it is
 		f.Add([]byte{byte(i), 15, 3, 1, 200, 16, 1, 7, 14}) // with an arm and a fault more
 	}
+	for _, in := range actionSeeds {
+		f.Add(in)
+	}
 	f.Add([]byte{0, 5, 1, 20, 60, 10, 2, 6, 0, 1, 1, 0, 12, 0, 0, 10, 0, 1, 4, 1, 1})
 	f.Add([]byte{0, 4, 2, 3, 8, 10, 6, 0, 0, 3, 9, 0, 2, 100, 14, 1, 40, 20, 16, 0, 5, 1})
 	f.Fuzz(func(t *testing.T, in []byte) {
@@ -475,6 +478,34 @@ func mutate(sc *scenario.Scenario, z *fuzzBytes) {
 		metric := []string{scenario.MetricLatencyP99, scenario.MetricQueueAgeMax, scenario.MetricTimeToNormal}[z.intn(3)]
 		sc.Objectives = append(sc.Objectives, scenario.Objective{Name: fmt.Sprintf("o%d", len(sc.Objectives)), Metric: metric, Max: &ms100})
 		sc.Alerts = append(sc.Alerts, scenario.Alert{Name: fmt.Sprintf("al%d", len(sc.Alerts)), Metric: "queue_age", Above: &ms100, For: z.dur(0, 2*time.Second)})
+	}
+}
+
+// actionSeeds are fuzz inputs whose mutations add an action (an entry's timeout for every
+// arm; a scale-in for one arm) or an arm's set (a rate limit), on the minimal scenario.
+var actionSeeds = [][]byte{
+	{0, 20, 0, 100, 1, 128, 0},
+	{0, 20, 2, 0, 1, 200, 1},
+	{0, 20, 1, 50, 0},
+}
+
+// TestFuzzAddsActions: the action seeds add what they say, and the result replays.
+func TestFuzzAddsActions(t *testing.T) {
+	for i, in := range actionSeeds {
+		sc := minimalScenario()
+		z := &fuzzBytes{b: in[1:]}
+		for len(z.b) > 0 {
+			mutate(sc, z)
+		}
+		if len(sc.Actions)+len(sc.Arms[0].Set) != 1 {
+			t.Errorf("seed %d adds %d actions and %d sets; want one of either", i, len(sc.Actions), len(sc.Arms[0].Set))
+			continue
+		}
+		if err := sc.Validate(); err != nil {
+			t.Errorf("seed %d: %v", i, err)
+			continue
+		}
+		checkReplay(t, sc, 1)
 	}
 }
 
