@@ -53,7 +53,7 @@ func TestActionsDecode(t *testing.T) {
 	if len(sc.Actions) != 4 || sc.Actions[0].Note != "release raises the timeout" || sc.Actions[0].At.Std() != 20*time.Second {
 		t.Fatalf("actions %+v", sc.Actions)
 	}
-	if got := sc.Arms[1].Set.Strings(); !slices.Equal(got, []string{"topology.dependencies.pay.timeout=300ms", `topology.entries.web.retries={"max":1,"on":["timeout"]}`}) {
+	if got := sc.Arms[1].Set.Strings(); !slices.Equal(got, []string{"topology.dependencies.pay.timeout=300ms", "topology.entries.web.retries={max: 1, on: [timeout]}"}) {
 		t.Errorf("fix's sets %q", got)
 	}
 	in, err := sc.Inputs("fix")
@@ -199,7 +199,8 @@ func TestSetText(t *testing.T) {
 		{0.5, "0.5"},
 		{true, "true"},
 		{nil, "null"},
-		{map[string]any{"p50": "40ms", "p99": "300ms"}, `{"p50":"40ms","p99":"300ms"}`},
+		{map[string]any{"p99": "300ms", "p50": "40ms"}, "{p50: 40ms, p99: 300ms}"},
+		{map[string]any{"a b": []any{"x,y", int64(1)}}, `{"a b": ["x,y", 1]}`},
 	} {
 		if got := setText(tt.v); got != tt.want {
 			t.Errorf("setText(%#v) = %s, want %s", tt.v, got, tt.want)

@@ -62,7 +62,7 @@ func (Sets) JSONSchema() *jsonschema.Schema {
 
 // setText writes a decoded value back as one line of YAML that means the same: a string
 // as it reads plainly (quoted when it would read as something else), a number or bool as
-// text, a mapping or list as JSON.
+// text, a mapping (keys sorted) or list in flow style.
 func setText(v any) string {
 	switch x := v.(type) {
 	case nil:
@@ -83,6 +83,27 @@ func setText(v any) string {
 		return strconv.FormatFloat(x, 'g', -1, 64)
 	case json.Number:
 		return x.String()
+	case map[string]any:
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		parts := make([]string, len(keys))
+		for i, k := range keys {
+			key := setText(k)
+			if plainKey(k) {
+				key = k // a key is text whatever it spells (on, 32)
+			}
+			parts[i] = key + ": " + setText(x[k])
+		}
+		return "{" + strings.Join(parts, ", ") + "}"
+	case []any:
+		parts := make([]string, len(x))
+		for i, e := range x {
+			parts[i] = setText(e)
+		}
+		return "[" + strings.Join(parts, ", ") + "]"
 	}
 	b, err := json.Marshal(v)
 	if err != nil {
@@ -113,6 +134,13 @@ func plainString(s string) bool {
 		return false
 	}
 	return true
+}
+
+// plainKey reports whether a mapping key reads back as itself written without quotes.
+func plainKey(s string) bool {
+	return s != "" && !strings.ContainsRune("-+.%", rune(s[0])) && !strings.ContainsFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("._/-", r))
+	})
 }
 
 // plain returns a copy of s without actions and without the arms' sets: the inputs that
