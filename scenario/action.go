@@ -70,8 +70,12 @@ var ActionPaths = []string{
 	"arms.*.policy.admission.**",
 }
 
-// maxActions bounds the actions of a scenario (each is applied to every arm it names).
-const maxActions = 200
+// maxActions bounds the actions of a scenario, and maxActionArms the actions times the
+// arms (each action is applied to every arm it names, as a scenario of its own).
+const (
+	maxActions    = 200
+	maxActionArms = 1000
+)
 
 // actionPathAllowed reports whether an action may set path.
 func actionPathAllowed(path string) bool {
@@ -119,6 +123,10 @@ func (v *validator) rateLimits() {
 func (v *validator) actionsDeclared() {
 	if len(v.s.Actions) > maxActions {
 		v.addf("$.actions", "%d actions; expected at most %d", len(v.s.Actions), maxActions)
+		return
+	}
+	if n := len(v.s.Actions) * len(v.s.Arms); n > maxActionArms {
+		v.addf("$.actions", "%d actions in %d arms make %d arm scenarios to derive; expected at most %d", len(v.s.Actions), len(v.s.Arms), n, maxActionArms)
 		return
 	}
 	arms := map[string]bool{}

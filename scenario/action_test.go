@@ -207,3 +207,22 @@ func TestSetText(t *testing.T) {
 		}
 	}
 }
+
+// Truncate drops the actions at or after the new end.
+func TestTruncateActions(t *testing.T) {
+	sc, err := Decode("a.scenario.yaml", []byte(actionBase))
+	if err != nil {
+		t.Fatal(err)
+	}
+	short := sc.Truncate(25 * time.Second)
+	var ats []time.Duration
+	for _, a := range short.Actions {
+		ats = append(ats, a.At.Std())
+	}
+	if !slices.Equal(ats, []time.Duration{20 * time.Second, 10 * time.Second}) {
+		t.Errorf("actions kept at %v", ats)
+	}
+	if err := short.Validate(); err != nil {
+		t.Error(err)
+	}
+}

@@ -832,7 +832,7 @@ func (Bound) JSONSchema() *jsonschema.Schema {
 }
 
 // Truncate returns a copy of s that runs for d instead, for a shorter replay of the same
-// incident: the schedule steps, faults, objectives and alerts that begin at or after d are
+// incident: the schedule steps, faults, objectives, alerts and actions that begin at or after d are
 // dropped (as Validate refuses them), a fault or an objective window that runs past d ends
 // at it, and the clock's drain and tick are kept. A d of zero or more than s's duration
 // returns an unchanged copy. Call Validate on the result.
@@ -873,6 +873,12 @@ func (s *Scenario) Truncate(d time.Duration) *Scenario {
 	for _, a := range s.Alerts {
 		if a.For < end {
 			out.Alerts = append(out.Alerts, a)
+		}
+	}
+	out.Actions = nil
+	for _, a := range s.Actions {
+		if a.At < end {
+			out.Actions = append(out.Actions, a)
 		}
 	}
 	return &out
