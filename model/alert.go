@@ -274,8 +274,8 @@ func (e *alertEval) latency(h *latency.Histogram) (float64, bool) {
 // had in the current tick, for the latency and success-rate rules.
 type alertRT struct {
 	evals    []alertEval
-	answers  bool    // some rule reads the answers
-	answered int64   // callers that had their answer (a rejection too) or gave up in the tick
+	answers  bool              // some rule reads the answers
+	answered int64             // callers that had their answer (a rejection too) or gave up in the tick
 	lat      latency.Histogram // completion latency of the admitted requests among them
 }
 

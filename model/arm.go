@@ -42,6 +42,7 @@ const (
 	evProbe        // ID: instance and its life
 	evProbeTimeout // ID: instance and its probe number
 	evKill         // ID: instance and its life
+	evAction       // ID: index into the arm's action steps
 )
 
 // instance is one instance of a service: a worker pool, a queue in front of it and one
@@ -163,6 +164,8 @@ type arm struct {
 	hs      handles                         // the recorder's, by index
 
 	maxEvents uint64 // Options.MaxEvents: 0, or the most events the engine may deliver
+
+	act *actionRT // actions and rate limits (action.go); nil without either
 
 	// Connections in use to the trigger dependency, and their integral over the tick.
 	trigInUse int
@@ -301,6 +304,8 @@ func (a *arm) Handle(_ *sim.Sim, e sim.Event) {
 		a.probeTimeout(id)
 	case evKill:
 		a.kill(id)
+	case evAction:
+		a.action(int(id))
 	}
 }
 
@@ -358,6 +363,10 @@ func (a *arm) arrival() {
 		// This request came with the regional failover; the load state has frozen
 		// failover into the cell, so the cell refuses it and it stays in its origin.
 		a.reject(now, cp, id, "failover-frozen")
+		return
+	}
+	if a.act != nil && a.act.limited(int(cp.entry), now) {
+		a.reject(now, cp, id, "rate-limited")
 		return
 	}
 	if adm := a.pol.adm; adm != nil {
@@ -642,7 +651,7 @@ func (a *arm) giveUp(li int32, c cause) {
 func (a *arm) clientDone(lg *logical, cp *classPlan, lat time.Duration, dropped bool) {
 	a.inFlight--
 	if lg.admitted {
-		a.pol.adm.Done(a.wall(), admission.Sample{Class: cp.admission, QueueDelay: time.Duration(lg.queueDelUs) * time.Microsecond, Latency: lat, Dropped: dropped})
+		a.admitter(lg).Done(a.wall(), admission.Sample{Class: cp.admission, QueueDelay: time.Duration(lg.queueDelUs) * time.Microsecond, Latency: lat, Dropped: dropped})
 	}
 }
 

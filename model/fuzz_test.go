@@ -71,6 +71,9 @@ func FuzzReplay(f *testing.F) {
 		f.Add([]byte{byte(i)})                              // the base as it is
 		f.Add([]byte{byte(i), 15, 3, 1, 200, 16, 1, 7, 14}) // with an arm and a fault more
 	}
+	for _, in := range actionSeeds {
+		f.Add(in)
+	}
 	f.Add([]byte{0, 5, 1, 20, 60, 10, 2, 6, 0, 1, 1, 0, 12, 0, 0, 10, 0, 1, 4, 1, 1})
 	f.Add([]byte{0, 4, 2, 3, 8, 10, 6, 0, 0, 3, 9, 0, 2, 100, 14, 1, 40, 20, 16, 0, 5, 1})
 	f.Fuzz(func(t *testing.T, in []byte) {
@@ -354,7 +357,7 @@ func mutate(sc *scenario.Scenario, z *fuzzBytes) {
 	t := &sc.Topology
 	pick := func(n int) int { return z.intn(max(n, 1)) }
 	ms := time.Millisecond
-	switch z.intn(20) {
+	switch z.intn(21) {
 	case 0: // a rate
 		sc.Load.Schedule[pick(len(sc.Load.Schedule))].Rate = scenario.Rate(z.between(0, 300))
 	case 1: // a rate step
@@ -520,6 +523,8 @@ func mutate(sc *scenario.Scenario, z *fuzzBytes) {
 			i := pick(len(c.Stages))
 			c.Stages = slices.Delete(c.Stages, i, i+1)
 		}
+	case 20: // an action
+		addAction(sc, z)
 	default: // an objective and an alert
 		ms100 := scenario.Bound{Value: float64(z.between(1, 1000)), Unit: scenario.UnitDuration}
 		ms100.Value *= float64(ms)
@@ -584,6 +589,103 @@ func alert(sc *scenario.Scenario, z *fuzzBytes) scenario.Alert {
 		a.ClearFor = z.dur(0, 2*time.Second)
 	}
 	return a
+}
+
+// actionSeeds are fuzz inputs whose mutations add an action (an entry's timeout for every
+// arm; a scale-in for one arm) or an arm's set (a rate limit), on the minimal scenario.
+var actionSeeds = [][]byte{
+	{0, 20, 0, 100, 1, 128, 0},
+	{0, 20, 2, 0, 1, 200, 1},
+	{0, 20, 1, 50, 0},
+}
+
+// TestFuzzAddsActions: the action seeds add what they say, and the result replays.
+func TestFuzzAddsActions(t *testing.T) {
+	for i, in := range actionSeeds {
+		sc := minimalScenario()
+		z := &fuzzBytes{b: in[1:]}
+		for len(z.b) > 0 {
+			mutate(sc, z)
+		}
+		if len(sc.Actions)+len(sc.Arms[0].Set) != 1 {
+			t.Errorf("seed %d adds %d actions and %d sets; want one of either", i, len(sc.Actions), len(sc.Arms[0].Set))
+			continue
+		}
+		if err := sc.Validate(); err != nil {
+			t.Errorf("seed %d: %v", i, err)
+			continue
+		}
+		checkReplay(t, sc, 1)
+	}
+}
+
+// addAction adds an action at an instant of the run, for every arm or one, that changes
+// one input an action may change, within what the estimate's bounds allow (no more
+// retries, instances or offered load than before).
+func addAction(sc *scenario.Scenario, z *fuzzBytes) {
+	t := &sc.Topology
+	pick := func(n int) int { return z.intn(max(n, 1)) }
+	ms := time.Millisecond
+	set := scenario.Sets{}
+	e := t.Entries[pick(len(t.Entries))]
+	s := t.Services[pick(len(t.Services))]
+	switch z.intn(7) {
+	case 0:
+		set["topology.entries."+e.Name+".timeout"] = z.dur(0, 500*ms).String()
+	case 1:
+		set["topology.entries."+e.Name+".rate_limit"] = fmt.Sprintf("%d/s", z.between(0, 200))
+	case 2:
+		set["topology.services."+s.Name+".instances"] = int64(z.between(1, s.Instances))
+	case 3:
+		set["topology.services."+s.Name+".workers"] = int64(z.between(1, 8))
+	default:
+		if len(t.Dependencies) == 0 {
+			return
+		}
+		d := t.Dependencies[pick(len(t.Dependencies))]
+		p := "topology.dependencies." + d.Name + "."
+		switch z.intn(4) {
+		case 0:
+			set[p+"timeout"] = z.dur(0, 300*ms).String()
+		case 1:
+			set[p+"pool.per_instance"], set[p+"concurrency"] = int64(z.between(0, 8)), int64(z.between(0, 8))
+		case 2:
+			p50 := z.dur(ms, 50*ms)
+			set[p+"service_time"] = map[string]any{"p50": p50.String(), "p99": (p50 * scenario.Duration(z.between(1, 20))).String()}
+			set[p+"error_rate"] = fmt.Sprintf("%d%%", z.between(0, 100))
+		default: // a stage switched to another dependency that retries no more
+			c := sc.Classes[pick(len(sc.Classes))]
+			st := c.Stages[pick(len(c.Stages))]
+			if st.Dependency == "" || st.Cache != "" || st.Mutation != "" {
+				return
+			}
+			cur := slices.IndexFunc(t.Dependencies, func(x scenario.Dependency) bool { return x.Name == st.Dependency })
+			for _, o := range t.Dependencies {
+				if o.Name != st.Dependency && o.Retries.Max <= t.Dependencies[cur].Retries.Max {
+					set["classes."+c.Name+".stages."+st.Name+".dependency"] = o.Name
+					break
+				}
+			}
+		}
+	}
+	if len(set) == 0 {
+		return
+	}
+	if z.intn(4) == 0 { // an arm's set instead, from the start
+		a := &sc.Arms[pick(len(sc.Arms))]
+		if a.Set == nil {
+			a.Set = scenario.Sets{}
+		}
+		for k, v := range set {
+			a.Set[k] = v
+		}
+		return
+	}
+	act := scenario.Action{At: z.dur(0, sc.Clock.Duration.Std()-ms), Set: set, Note: "fuzz"}
+	if z.bool() {
+		act.Arms = []string{sc.Arms[pick(len(sc.Arms))].Name}
+	}
+	sc.Actions = append(sc.Actions, act)
 }
 
 // retries is a random retry policy.

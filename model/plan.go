@@ -44,7 +44,8 @@ type plan struct {
 	layers     []string // attempt layers: entries, then services, then dependencies (orphans)
 	depNames   []string
 	classNames []string
-	maxWorkers int // workers of every instance the run can have: start plus scale-outs
+	maxWorkers int  // workers of every instance the run can have: start plus scale-outs
+	limited    bool // some entry has a rate limit
 }
 
 type rateStep struct {
@@ -110,6 +111,8 @@ type entryPlan struct {
 	target  int
 	timeout time.Duration
 	retries retryPlan
+	limited bool    // the entry has a rate limit (scenario.Entry.RateLimit)
+	limit   float64 // its rate, per second; 0 pauses the entry
 }
 
 // Routers.
@@ -301,6 +304,10 @@ func compile(sc *scenario.Scenario) (*plan, error) {
 			timeout: e.Timeout.Std(),
 			retries: compileRetries(e.Retries),
 		})
+		if r := e.RateLimit; r != nil {
+			p.entries[i].limited, p.entries[i].limit = true, r.PerSecond()
+			p.limited = true
+		}
 	}
 
 	var cum float64

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -69,11 +70,13 @@ func run(ctx context.Context, sc *scenario.Scenario, opts Options, h *hooks) (*p
 		return nil, err
 	}
 	arms := make([]*arm, len(sc.Arms))
+	sets := make([][]string, len(sc.Arms))
 	for i, ad := range sc.Arms {
-		a, err := newArm(p, sc, ad, opts.Seed)
+		a, set, err := armOf(p, sc, ad, opts.Seed)
 		if err != nil {
 			return nil, fmt.Errorf("model: arm %s: %w", ad.Name, err)
 		}
+		sets[i] = set
 		a.hooks = h
 		a.armDone = opts.ArmDone
 		a.maxEvents = opts.MaxEvents
@@ -96,6 +99,9 @@ func run(ctx context.Context, sc *scenario.Scenario, opts Options, h *hooks) (*p
 		if err != nil {
 			return nil, err
 		}
+	}
+	for i := range results {
+		results[i].Set = sets[i]
 	}
 	return &packet.Packet{Scenario: sc.Name, Seed: opts.Seed, ModelVersion: Version, Arms: results}, nil
 }
@@ -166,6 +172,53 @@ func (l *ledger) execute(now time.Time, key identity.Key, prior bool) bool {
 	return executed
 }
 
+// armOf builds arm ad of the scenario, whose plan is p: on p itself when the arm has
+// neither sets nor actions, else on plans of its own, one from the start (the scenario
+// with the arm's sets) and one per action (with the action's sets too). Its drain and the
+// ledgers' memory are then the longest any of its plans needs, unless the scenario
+// declares a drain. It also returns the arm's sets, as PATH=VALUE.
+func armOf(p *plan, sc *scenario.Scenario, ad scenario.Arm, seed uint64) (*arm, []string, error) {
+	acts := slices.ContainsFunc(sc.Actions, func(act scenario.Action) bool {
+		return len(act.Arms) == 0 || slices.Contains(act.Arms, ad.Name)
+	})
+	if len(ad.Set) == 0 && !acts {
+		a, err := newArm(p, sc, ad, seed)
+		return a, nil, err
+	}
+	in, err := sc.Inputs(ad.Name)
+	if err != nil {
+		return nil, nil, err
+	}
+	ap, err := compile(in.Scenario)
+	if err != nil {
+		return nil, nil, err
+	}
+	steps, err := compileActions(in, ad.Name)
+	if err != nil {
+		return nil, nil, err
+	}
+	if sc.Clock.Drain == 0 {
+		for _, st := range steps {
+			ap.drain = max(ap.drain, st.p.drain)
+		}
+	}
+	for _, st := range steps {
+		ap.lifetime = max(ap.lifetime, st.p.lifetime)
+	}
+	arms := in.Scenario.Arms
+	a, err := newArm(ap, in.Scenario, arms[slices.IndexFunc(arms, func(x scenario.Arm) bool { return x.Name == ad.Name })], seed)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(steps) > 0 {
+		if a.act == nil {
+			a.act = newActionRT(ap, seed)
+		}
+		a.act.steps = steps
+	}
+	return a, in.Set, nil
+}
+
 func newArm(p *plan, sc *scenario.Scenario, ad scenario.Arm, seed uint64) (*arm, error) {
 	s := sim.New(p.start)
 	pol, err := newPolicy(p, sc, ad.Policy, p.start)
@@ -188,6 +241,9 @@ func newArm(p *plan, sc *scenario.Scenario, ad scenario.Arm, seed uint64) (*arm,
 		tk:       tickStats{slack: newSignalHist()},
 	}
 	a.dropFn = a.dropped
+	if p.limited {
+		a.act = newActionRT(p, seed)
+	}
 	a.keys = make([]uint64, len(p.purposes))
 	for i, h := range p.purposes {
 		a.keys[i] = mix(seed ^ h)
@@ -333,6 +389,13 @@ func (a *arm) begin() {
 			a.s.ScheduleAt(f.at, a, evFaultStart, int64(i))
 			if f.end > 0 && f.end < p.duration {
 				a.s.ScheduleAt(f.end, a, evFaultEnd, int64(i))
+			}
+		}
+	}
+	if a.act != nil {
+		for i, st := range a.act.steps {
+			if st.at < p.duration {
+				a.s.ScheduleAt(st.at, a, evAction, int64(i))
 			}
 		}
 	}

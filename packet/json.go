@@ -99,6 +99,7 @@ type packetJSON struct {
 type armJSON struct {
 	Name          string            `json:"name"`
 	Source        string            `json:"source,omitempty"`
+	Set           []string          `json:"set,omitempty"`
 	Totals        Totals            `json:"totals"`
 	Amplification amplificationJSON `json:"amplification"`
 	Duplicates    Duplicates        `json:"duplicates"`
@@ -249,7 +250,7 @@ func (p *Packet) wire() packetJSON {
 
 func (a *Arm) wire() armJSON {
 	w := armJSON{
-		Name: a.Name, Source: a.Source, Totals: a.Totals, Amplification: a.Amplification.wire(),
+		Name: a.Name, Source: a.Source, Set: a.Set, Totals: a.Totals, Amplification: a.Amplification.wire(),
 		Duplicates: a.Duplicates, Objectives: a.Objectives,
 		Start: a.Start, Tick: ms(a.Tick), Duration: seconds(a.Duration), Rates: a.Rates,
 		Latency: a.Latency.wire(), Layers: a.Layers, Retry: a.Retry,
@@ -351,7 +352,7 @@ func (w *packetJSON) packet() (*Packet, error) {
 
 func (w *armJSON) arm(c *durations) Arm {
 	a := Arm{
-		Name: w.Name, Source: w.Source, Totals: w.Totals, Amplification: w.Amplification.amplification(c),
+		Name: w.Name, Source: w.Source, Set: w.Set, Totals: w.Totals, Amplification: w.Amplification.amplification(c),
 		Duplicates: w.Duplicates, Objectives: w.Objectives,
 		Start: w.Start, Tick: c.ms("tick_ms", w.Tick), Duration: c.s("duration_s", w.Duration),
 		Rates: w.Rates, Latency: w.Latency.percentiles(c, "latency"), Layers: w.Layers,

@@ -27,7 +27,10 @@ type Arm struct {
 	// Source says how the arm was measured: [SourceLive] for a live run against real
 	// processes (goodput lab), [SourceReplay] for a replay beside live arms in a lab
 	// packet. Empty means a replay, and is left out of packet.json.
-	Source        string        `json:"source,omitempty"`
+	Source string `json:"source,omitempty"`
+	// Set is the inputs the arm's scenario changes from the file's (scenario.Arm.Set),
+	// as PATH=VALUE; empty, and left out of packet.json, for an arm that changes none.
+	Set           []string      `json:"set,omitempty"`
 	Totals        Totals        `json:"totals"`
 	Amplification Amplification `json:"amplification"`
 	Duplicates    Duplicates    `json:"duplicates"`

@@ -166,7 +166,13 @@ type transitionRow struct {
 func (pg *page) Columns() int { return 1 + 2*len(pg.Arms) }
 
 func newPage(p *packet.Packet) *page {
-	pg := &page{Style: reportStyle, Scenario: p.Scenario, Seed: p.Seed, Summary: summary(p), Set: strings.Join(p.Set, "; "),
+	set := slices.Clone(p.Set)
+	for _, a := range p.Arms {
+		if len(a.Set) > 0 {
+			set = append(set, "arm "+a.Name+": "+strings.Join(a.Set, ", "))
+		}
+	}
+	pg := &page{Style: reportStyle, Scenario: p.Scenario, Seed: p.Seed, Summary: summary(p), Set: strings.Join(set, "; "),
 		Files: []string{packet.JSONFile, packet.SeriesFile, packet.EventsFile}}
 	if len(p.Arms) == 0 {
 		return pg

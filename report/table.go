@@ -45,6 +45,11 @@ func header(b *bytes.Buffer, p *packet.Packet, width int) {
 	if len(p.Set) > 0 {
 		writeWrapped(b, "set: "+strings.Join(p.Set, "; "), width)
 	}
+	for _, a := range p.Arms {
+		if len(a.Set) > 0 {
+			writeWrapped(b, "arm "+a.Name+" sets: "+strings.Join(a.Set, "; "), width)
+		}
+	}
 	b.WriteString("\n")
 }
 

@@ -57,15 +57,19 @@ func ParseOverride(s string) (Override, error) {
 // unit, or an inconsistent result is an error naming the override and the path. The
 // scenario itself is not changed.
 func (s *Scenario) With(overrides ...Override) (*Scenario, error) {
-	b, err := json.Marshal(s)
-	if err != nil {
-		return nil, fmt.Errorf("scenario: %w", err)
+	sc, i, err := s.with(overrides)
+	if i >= 0 {
+		return nil, fmt.Errorf("scenario: %s: %w", overrides[i].flag(), err)
 	}
-	var tree any
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-	if err := dec.Decode(&tree); err != nil {
-		return nil, fmt.Errorf("scenario: %w", err)
+	return sc, err
+}
+
+// with is With: it returns, for an error in one override's path or value, that
+// override's index and the error without the override's name; -1 for any other error.
+func (s *Scenario) with(overrides []Override) (*Scenario, int, error) {
+	tree, err := s.tree()
+	if err != nil {
+		return nil, -1, err
 	}
 	// Each value goes into the tree as a placeholder string, and its own text then replaces
 	// the placeholder in the encoded scenario: the result is YAML (JSON with the values'
@@ -75,16 +79,16 @@ func (s *Scenario) With(overrides ...Override) (*Scenario, error) {
 	for i, o := range overrides {
 		text, err := flowValue(o.Value)
 		if err != nil {
-			return nil, fmt.Errorf("scenario: %s: %w", o.flag(), err)
+			return nil, i, err
 		}
 		raw[i] = text
 		if tree, err = set(tree, strings.Split(o.Path, "."), placeholder(i), ""); err != nil {
-			return nil, fmt.Errorf("scenario: %s: %w", o.flag(), err)
+			return nil, i, err
 		}
 	}
 	out, err := json.Marshal(tree)
 	if err != nil {
-		return nil, fmt.Errorf("scenario: %w", err)
+		return nil, -1, fmt.Errorf("scenario: %w", err)
 	}
 	for i, text := range raw {
 		q, _ := json.Marshal(placeholder(i))
@@ -101,7 +105,22 @@ func (s *Scenario) With(overrides ...Override) (*Scenario, error) {
 			e.Line, e.Column = 0, 0 // positions in the re-encoded scenario would mean nothing
 		}
 	}
-	return sc, err
+	return sc, -1, err
+}
+
+// tree is the scenario as generic JSON values (maps, lists, json.Numbers, strings).
+func (s *Scenario) tree() (any, error) {
+	b, err := json.Marshal(s)
+	if err != nil {
+		return nil, fmt.Errorf("scenario: %w", err)
+	}
+	var tree any
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	if err := dec.Decode(&tree); err != nil {
+		return nil, fmt.Errorf("scenario: %w", err)
+	}
+	return tree, nil
 }
 
 // set puts v at path under n and returns n; at names the path walked so far.

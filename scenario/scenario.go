@@ -52,6 +52,9 @@ type Scenario struct {
 	// Alerts are monitoring rules evaluated on every arm: each firing and clearing is
 	// annotated on the timeline, and packet.json reports when each first fired.
 	Alerts []Alert `yaml:"alerts,omitempty" json:"alerts,omitempty,omitzero"`
+	// Actions change inputs at instants of the run, in all arms or named ones: a
+	// release, a rollback, a manual scale, an admission pause (see [Action]).
+	Actions []Action `yaml:"actions,omitempty" json:"actions,omitempty,omitzero"`
 }
 
 // Clock fixes the virtual clock of a replay.
@@ -227,6 +230,12 @@ type Entry struct {
 	Timeout Duration `yaml:"timeout,omitempty" json:"timeout,omitempty,omitzero"`
 	// Retries is the entry's own retry policy.
 	Retries Retries `yaml:"retries,omitempty" json:"retries,omitempty,omitzero"`
+	// RateLimit caps the logical requests the entry takes in, e.g. 100/s: a token
+	// bucket that fills at the rate and holds one second of it (at least one request).
+	// A request that finds it empty is offered and rejected with reason rate-limited.
+	// 0/s pauses the entry: every request is rejected. Absent means no cap. An action
+	// may set it, for an admission pause or a rate cap at an instant.
+	RateLimit *Rate `yaml:"rate_limit,omitempty" json:"rate_limit,omitempty,omitzero"`
 }
 
 // Retry triggers: which failures a retry policy retries.
@@ -480,6 +489,14 @@ type Arm struct {
 	Name string `yaml:"name" json:"name"`
 	// Policy is the arm's overload policy.
 	Policy Policy `yaml:"policy" json:"policy"`
+	// Set changes the arm's inputs from the start, in the --set path syntax (see
+	// [Sets]), so that a fix arm can differ in topology, e.g.
+	// {topology.dependencies.payment.timeout: 2s}. Offered load stays the same in
+	// every arm: a set under load, clock, seed, trials, classes.*.share (or a traffic
+	// shift), name, objectives, actions or arms is an error, and so is one that changes
+	// the names of the entries, services, dependencies, caches or stages, by which the
+	// packet compares the arms.
+	Set Sets `yaml:"set,omitempty" json:"set,omitempty,omitzero"`
 }
 
 // Retry modes of a policy.
@@ -800,9 +817,9 @@ func (Bound) JSONSchema() *jsonschema.Schema {
 }
 
 // Truncate returns a copy of s that runs for d instead, for a shorter replay of the same
-// incident: the schedule steps, faults, objectives and alerts that begin at or after d are
-// dropped (as Validate refuses them; an alert whose for, clear_for, window or n_of_m does
-// not fit in d too), a fault or an objective window that runs past d ends
+// incident: the schedule steps, faults, objectives, alerts and actions that begin at or
+// after d are dropped (as Validate refuses them; an alert whose for, clear_for, window or
+// n_of_m does not fit in d too), a fault or an objective window that runs past d ends
 // at it, and the clock's drain and tick are kept. A d of zero or more than s's duration
 // returns an unchanged copy. Call Validate on the result.
 func (s *Scenario) Truncate(d time.Duration) *Scenario {
@@ -843,6 +860,12 @@ func (s *Scenario) Truncate(d time.Duration) *Scenario {
 	for _, a := range s.Alerts {
 		if a.fits(end.Std(), tick) {
 			out.Alerts = append(out.Alerts, a)
+		}
+	}
+	out.Actions = nil
+	for _, a := range s.Actions {
+		if a.At < end {
+			out.Actions = append(out.Actions, a)
 		}
 	}
 	return &out
@@ -908,6 +931,11 @@ func (v *validator) run() {
 	v.objectives()
 	v.alerts(names)
 	v.horizon()
+	v.rateLimits()
+	v.actionsDeclared()
+	if len(v.errs) == 0 {
+		v.derived() // the arms' sets and the actions, on a scenario valid without them
+	}
 }
 
 func (v *validator) clock() {

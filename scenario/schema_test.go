@@ -110,7 +110,7 @@ func TestSchemaDescriptions(t *testing.T) {
 	var missing []string
 	for name, def := range defs {
 		d := def.(map[string]any)
-		if d["type"] != "object" {
+		if d["type"] != "object" || d["properties"] == nil { // nil: a mapping of any keys (Sets)
 			continue
 		}
 		for key, p := range d["properties"].(map[string]any) {
