@@ -69,25 +69,26 @@ func HTML(w io.Writer, p *packet.Packet) error {
 
 // page is what the template draws.
 type page struct {
-	Style template.CSS
+	Style       template.CSS
+	Tool        string // goodput replay, or goodput lab for a packet with live arms
+	Scenario    string
+	Seed        uint64
+	Summary     string // "40m0s simulated, tick 1s, from 2026-03-10T14:00:00Z"
+	Set         string // the inputs changed with --set, "" for none
+	Arms        []armView
+	Key         []keyRow
+	Charts      []*lineChart
+	States      *stateChart
+	Events      []eventRow
+	Table       []htmlRow
+	Transitions []transitionRow
+	Notes       []string
+	Failed      []string
+	Files       []string
+
 	// ConstraintStyle is the binding constraint's band's stylesheet, on a page that has
 	// the band (and only there, so that a page without one is as it was before the band).
 	ConstraintStyle template.CSS
-	Tool            string // goodput replay, or goodput lab for a packet with live arms
-	Scenario        string
-	Seed            uint64
-	Summary         string // "40m0s simulated, tick 1s, from 2026-03-10T14:00:00Z"
-	Set             string // the inputs changed with --set, "" for none
-	Arms            []armView
-	Key             []keyRow
-	Charts          []*lineChart
-	States          *stateChart
-	Events          []eventRow
-	Table           []htmlRow
-	Transitions     []transitionRow
-	Notes           []string
-	Failed          []string
-	Files           []string
 }
 
 type armView struct {
