@@ -44,7 +44,8 @@ import (
 //     no action item addresses and that are not explicitly accepted;
 //
 //   - replay claims that the linked packet contradicts (a warning when the packet does
-//     not exist yet).
+//     not exist yet), and constraint-ledger rows whose replay part names another binding
+//     constraint than the linked replay's series for most of the row's interval;
 //
 //   - figures the prose states without tying them to the data: a duration (of a minute or
 //     more) that matches no interval between recorded instants, a ratio without a claim,
@@ -77,6 +78,7 @@ func CheckWith(doc *Document, opts CheckOptions) []Diagnostic {
 	c.claims()
 	c.scanProse()
 	c.replay()
+	c.constraintReplays()
 	slices.SortStableFunc(c.diags, func(a, b Diagnostic) int {
 		return cmp.Or(cmp.Compare(a.File, b.File), cmp.Compare(a.Line, b.Line), cmp.Compare(a.Col, b.Col))
 	})

@@ -403,6 +403,29 @@ type ConstraintEntry struct {
 	Constraint string `yaml:"constraint" json:"constraint" jsonschema:"required"`
 	// Evidence is the observation that shows it. Prose.
 	Evidence string `yaml:"evidence" json:"evidence" jsonschema:"required"`
+	// Replay ties the row to the replay the document links ([Replay.Packet]): the binding
+	// constraint the replay names over an interval of its clock. Optional.
+	Replay *ConstraintReplay `yaml:"replay,omitempty" json:"replay,omitempty"`
+}
+
+// ConstraintReplay is what a ledger row says the linked replay shows: over From to To of
+// the replay's clock, arm Arm's binding constraint (series.csv's constraint column, by
+// the model's rule: docs/constraint.md) is Constraint. [Check] reads the packet directory
+// of [Replay.Packet] and reports the row when the arm names another constraint for most
+// of the sampled ticks in the interval, e.g.
+//
+//	replay: {arm: baseline, from: 0s, to: 2m, constraint: "pool:checkout->payment-risk"}
+type ConstraintReplay struct {
+	// Arm is the replay's arm, by name. Required.
+	Arm string `yaml:"arm" json:"arm" jsonschema:"required"`
+	// From and To bound the interval, [From, To), as Go durations from the start of the
+	// replay's clock ("0s", "2m", "1h30m"). Required; From before To.
+	From string `yaml:"from" json:"from" jsonschema:"required"`
+	To   string `yaml:"to" json:"to" jsonschema:"required"`
+	// Constraint is the binding constraint's name as series.csv writes it, e.g.
+	// "pool:checkout->payment-risk", "queue:checkout", "ready-capacity:checkout", "none".
+	// Required.
+	Constraint string `yaml:"constraint" json:"constraint" jsonschema:"required"`
 }
 
 // Public is the public-summary form of a report, in the order of a public status post.

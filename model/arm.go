@@ -165,7 +165,8 @@ type arm struct {
 
 	maxEvents uint64 // Options.MaxEvents: 0, or the most events the engine may deliver
 
-	act *actionRT // actions and rate limits (action.go); nil without either
+	act     *actionRT          // actions and rate limits (action.go); nil without either
+	binding *constraintSampler // the binding constraint's gauges (constraint.go), from the first tick
 
 	// Connections in use to the trigger dependency, and their integral over the tick.
 	trigInUse int

@@ -129,6 +129,7 @@ func (a *arm) tick() {
 		s.State = snap.State.String()
 		s.Generation = snap.Generation
 	}
+	s.Constraint = a.constraint(wall)
 	a.rec.Sample(at, s)
 	// Alerts are stamped at the tick boundary that evaluated them (the last tick's inside
 	// the run).

@@ -93,15 +93,15 @@ func ExampleWriteSeriesCSV() {
 	rec.Admitted(0, "c")
 	rec.Attempt(0, "edge")
 	rec.Terminal(100*time.Millisecond, "c", packet.Goodput, 100*time.Millisecond)
-	rec.Sample(0, packet.Sample{QueueAgeMax: 5 * time.Millisecond, State: "Normal", Generation: 1})
+	rec.Sample(0, packet.Sample{QueueAgeMax: 5 * time.Millisecond, State: "Normal", Generation: 1, Constraint: "none"})
 	arm := rec.Finish(nil)
 	if err := packet.WriteSeriesCSV(os.Stdout, arm); err != nil {
 		fmt.Println(err)
 	}
 	// Output:
-	// t_s,time,arm,offered_per_s,admitted_per_s,rejected_per_s,attempts_per_s,retries_per_s,suppressed_per_s,goodput_per_s,late_per_s,expired_per_s,failed_per_s,ambiguous_per_s,shed_per_s,orphans_per_s,cancellations_completed_per_s,duplicates,cache_hits_per_s,cache_misses_per_s,amplification,latency_p50_ms,latency_p99_ms,queue_age_max_ms,queue_len,in_flight,pool_waiters,instances_requested,instances_process_ready,instances_route_ready,instances_warm,state,generation,admission_limit,slack_p10_ms,attempts_edge_per_s
-	// 0,2026-03-10T14:00:00Z,a,1,1,0,1,0,0,1,0,0,0,0,0,0,0,0,0,0,1,100.031,100.031,5,0,0,0,0,0,0,0,Normal,1,0,0,1
-	// 1,2026-03-10T14:00:01Z,a,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,,,,,,,,,,,,,,,,0
+	// t_s,time,arm,offered_per_s,admitted_per_s,rejected_per_s,attempts_per_s,retries_per_s,suppressed_per_s,goodput_per_s,late_per_s,expired_per_s,failed_per_s,ambiguous_per_s,shed_per_s,orphans_per_s,cancellations_completed_per_s,duplicates,cache_hits_per_s,cache_misses_per_s,amplification,latency_p50_ms,latency_p99_ms,queue_age_max_ms,queue_len,in_flight,pool_waiters,instances_requested,instances_process_ready,instances_route_ready,instances_warm,state,generation,admission_limit,slack_p10_ms,constraint,attempts_edge_per_s
+	// 0,2026-03-10T14:00:00Z,a,1,1,0,1,0,0,1,0,0,0,0,0,0,0,0,0,0,1,100.031,100.031,5,0,0,0,0,0,0,0,Normal,1,0,0,none,1
+	// 1,2026-03-10T14:00:01Z,a,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,,,,,,,,,,,,,,,,,0
 }
 
 // A packet directory written by WriteDir reads back whole: figures with their durations,

@@ -521,6 +521,12 @@ type Sample struct {
 	AdmissionLimit int
 	// SlackP10 is the 10th percentile of remaining deadline among queued work.
 	SlackP10 time.Duration
+	// Constraint names the binding constraint at the tick, the resource or control that
+	// limits deadline-valid goodput, by the model's rule (docs/constraint.md):
+	// "dependency:D:concurrency", "pool:S->D", "workers:S", "queue:S",
+	// "ready-capacity:S", "cache-misses:C", "admission", or "none" when nothing is
+	// saturated; "" when the arm does not name one (a live run).
+	Constraint string
 }
 
 // DependencyGauge is one dependency's sampled concurrency.

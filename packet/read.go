@@ -244,19 +244,20 @@ const (
 	colAmplification  = 20
 	colLatencyP50     = 21
 	colQueueAgeMax    = 23 // the first of the 12 sampled gauges
-	colFirstPerLayer  = 35
+	colFirstPerLayer  = 35 // the first column after the fixed ones: constraint, if there, or the first layer's
 	sampledGaugeCount = 12
 )
 
 // readSeries reads series.csv into the arms' Series.
 func readSeries(p *Packet, r io.Reader, name string) error {
-	l := layoutOf(p.Arms)
 	cr := csv.NewReader(r)
 	cr.ReuseRecord = true
 	header, err := cr.Read()
 	if err == io.EOF {
 		return fmt.Errorf("%s: empty; expected a header line %s,…", name, strings.Join(seriesColumns[:3], ","))
 	}
+	// The constraint column is there when the writer's arms named binding constraints.
+	l := layoutOf(p.Arms, len(header) > len(seriesColumns) && header[len(seriesColumns)] == constraintColumn)
 	if err != nil {
 		return csvError(name, err, len(l.header))
 	}
@@ -392,6 +393,10 @@ func parseRow(rec []string, a *Arm, l seriesLayout) (Row, error) {
 		tick = time.Second
 	}
 	var row Row
+	layer0 := colFirstPerLayer // the first per-layer column
+	if l.constraint {
+		layer0++
+	}
 	if t := c.float(colT); c.err == nil {
 		want := time.Duration(len(a.Series)) * tick
 		if d, err := durationOf("", t, 1000); err != nil || d != want {
@@ -420,7 +425,7 @@ func parseRow(rec []string, a *Arm, l seriesLayout) (Row, error) {
 
 	for j, name := range l.layers {
 		k := slices.IndexFunc(a.Layers, func(x LayerStats) bool { return x.Name == name })
-		n := c.count(colFirstPerLayer+j, tick)
+		n := c.count(layer0+j, tick)
 		if k < 0 || n == 0 {
 			continue
 		}
@@ -444,13 +449,16 @@ func parseRow(rec []string, a *Arm, l seriesLayout) (Row, error) {
 		row.LatencyP50, row.LatencyP99 = c.ms(colLatencyP50), c.ms(colLatencyP50+1)
 	}
 
-	dep0 := colFirstPerLayer + len(l.layers)
+	dep0 := layer0 + len(l.layers)
 	cache0 := dep0 + 2*len(l.deps)
 	if rec[colQueueAgeMax] == "" {
 		for j := colQueueAgeMax; j < colQueueAgeMax+sampledGaugeCount; j++ {
 			if rec[j] != "" {
 				c.fail(j, "expected an empty cell: queue_age_max_ms is empty, so the tick was not sampled")
 			}
+		}
+		if l.constraint && rec[colFirstPerLayer] != "" {
+			c.fail(colFirstPerLayer, "expected an empty cell: the tick was not sampled")
 		}
 		for j := dep0; j < len(rec); j++ {
 			if rec[j] != "" {
@@ -469,6 +477,9 @@ func parseRow(rec []string, a *Arm, l seriesLayout) (Row, error) {
 	s.Generation = c.uint(g + 9)
 	s.AdmissionLimit = c.int(g + 10)
 	s.SlackP10 = c.ms(g + 11)
+	if l.constraint {
+		s.Constraint = rec[colFirstPerLayer]
+	}
 
 	// Dependencies and caches: the cells of the arm's own, in its order, up to the last
 	// one filled (a sample holds the names known when it was taken).

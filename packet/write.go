@@ -84,15 +84,35 @@ var seriesColumns = []string{
 	"state", "generation", "admission_limit", "slack_p10_ms",
 }
 
+// constraintColumn is the column of the binding constraint ([Sample.Constraint]). It
+// follows the fixed columns when some arm names a binding constraint (every replay's
+// does), and is left out otherwise (a live run's, a packet of an older goodput).
+const constraintColumn = "constraint"
+
 // seriesLayout is the column layout of series.csv for a set of arms: the fixed columns,
-// then every layer, dependency and cache of any arm, in first-seen order.
+// the constraint column if any, then every layer, dependency and cache of any arm, in
+// first-seen order.
 type seriesLayout struct {
 	header               []string
+	constraint           bool
 	layers, deps, caches []string
 }
 
-func layoutOf(arms []Arm) seriesLayout {
-	var l seriesLayout
+// namesConstraints reports whether some sampled tick of some arm names a binding
+// constraint.
+func namesConstraints(arms []Arm) bool {
+	for _, a := range arms {
+		for i := range a.Series {
+			if r := &a.Series[i]; r.Sampled && r.Constraint != "" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func layoutOf(arms []Arm, constraint bool) seriesLayout {
+	l := seriesLayout{constraint: constraint}
 	for _, a := range arms {
 		for _, c := range a.CacheNames {
 			if !slices.Contains(l.caches, c) {
@@ -111,6 +131,9 @@ func layoutOf(arms []Arm) seriesLayout {
 		}
 	}
 	l.header = slices.Clone(seriesColumns)
+	if l.constraint {
+		l.header = append(l.header, constraintColumn)
+	}
 	for _, x := range l.layers {
 		l.header = append(l.header, "attempts_"+x+"_per_s")
 	}
@@ -128,10 +151,14 @@ func layoutOf(arms []Arm) seriesLayout {
 // outcome counts in the tick its caller had its answer or gave up in); gauges are
 // the tick's sample (empty when the tick was not sampled); amplification is the tick's
 // attempts per offered request at its most amplified layer (see [Amplification]; empty when
-// nothing was offered). Each layer adds a column attempts_LAYER_per_s, each dependency the
-// columns dep_NAME_in_service and dep_NAME_waiting, and each cache cache_NAME_entries.
+// nothing was offered). When some arm names a binding constraint (every replay does), the
+// column constraint follows slack_p10_ms: the tick's [Sample.Constraint], the resource or
+// control that limits deadline-valid goodput ("none" when nothing is saturated; empty
+// when the tick was not sampled or the arm names none). Each layer adds a column
+// attempts_LAYER_per_s, each dependency the columns dep_NAME_in_service and
+// dep_NAME_waiting, and each cache cache_NAME_entries.
 func WriteSeriesCSV(w io.Writer, arms ...Arm) error {
-	l := layoutOf(arms)
+	l := layoutOf(arms, namesConstraints(arms))
 	cw := csv.NewWriter(w)
 	if err := cw.Write(l.header); err != nil {
 		return err
@@ -146,7 +173,7 @@ func WriteSeriesCSV(w io.Writer, arms ...Arm) error {
 			if i >= len(a.Series) {
 				continue
 			}
-			rec = seriesRecord(rec[:0], a, a.Series[i], l.layers, l.deps, l.caches)
+			rec = seriesRecord(rec[:0], a, a.Series[i], l)
 			if err := cw.Write(rec); err != nil {
 				return err
 			}
@@ -156,7 +183,7 @@ func WriteSeriesCSV(w io.Writer, arms ...Arm) error {
 	return cw.Error()
 }
 
-func seriesRecord(rec []string, a Arm, row Row, layers, deps, caches []string) []string {
+func seriesRecord(rec []string, a Arm, row Row, l seriesLayout) []string {
 	tick := a.Tick
 	if tick <= 0 {
 		tick = time.Second
@@ -182,7 +209,7 @@ func seriesRecord(rec []string, a Arm, row Row, layers, deps, caches []string) [
 		rec = append(rec, "", "")
 	}
 	if !row.Sampled {
-		for range 12 {
+		for range sampledGaugeCount {
 			rec = append(rec, "")
 		}
 	} else {
@@ -194,23 +221,30 @@ func seriesRecord(rec []string, a Arm, row Row, layers, deps, caches []string) [
 			num(s.AdmissionLimit), fmtFloat(ms(s.SlackP10)),
 		)
 	}
-	for _, l := range layers {
+	if l.constraint {
+		if row.Sampled {
+			rec = append(rec, row.Constraint)
+		} else {
+			rec = append(rec, "")
+		}
+	}
+	for _, name := range l.layers {
 		var n int64
-		if j := slices.IndexFunc(a.Layers, func(x LayerStats) bool { return x.Name == l }); j >= 0 && j < len(row.LayerAttempts) {
+		if j := slices.IndexFunc(a.Layers, func(x LayerStats) bool { return x.Name == name }); j >= 0 && j < len(row.LayerAttempts) {
 			n = row.LayerAttempts[j]
 		}
 		rec = append(rec, per(n))
 	}
 	if !row.Sampled {
-		for range deps {
+		for range l.deps {
 			rec = append(rec, "", "")
 		}
-		for range caches {
+		for range l.caches {
 			rec = append(rec, "")
 		}
 		return rec
 	}
-	for _, d := range deps {
+	for _, d := range l.deps {
 		j := slices.Index(a.DependencyNames, d)
 		if j < 0 || j >= len(row.Dependencies) {
 			rec = append(rec, "", "")
@@ -219,7 +253,7 @@ func seriesRecord(rec []string, a Arm, row Row, layers, deps, caches []string) [
 		g := row.Dependencies[j]
 		rec = append(rec, num(g.InService), num(g.Waiting))
 	}
-	for _, c := range caches {
+	for _, c := range l.caches {
 		j := slices.Index(a.CacheNames, c)
 		if j < 0 || j >= len(row.CacheEntries) {
 			rec = append(rec, "")

@@ -82,6 +82,10 @@ func synthetic(name string, protected bool) Arm {
 			PoolWaiters: rng.IntN(5), Instances: Instances{Requested: 4, ProcessReady: 4, RouteReady: 4, Warm: 3},
 			Generation: gen, AdmissionLimit: 40, SlackP10: 1800*time.Millisecond - age,
 			Dependencies: map[string]DependencyGauge{"risk": {InService: 10 + rng.IntN(10), Waiting: rng.IntN(3)}},
+			Constraint:   "none",
+		}
+		if slow {
+			s.Constraint = "pool:service->risk"
 		}
 		if protected {
 			s.State = state

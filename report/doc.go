@@ -32,8 +32,10 @@
 // the offered load, attempts per offered request, the oldest queued work, completion
 // latency p99, requests in flight, the admission limit, and each dependency's calls in
 // service and callers waiting for a connection), each fault window shaded and every fault,
-// alert and load-state transition marked with its number in the events table; a strip per
-// arm shows its load state over time. The full table of [Table] follows, with the
+// alert and load-state transition marked with its number in the events table; under the
+// goodput chart a band per arm shows its binding constraint over time (the resource or
+// control that limits goodput at each tick, coloured by kind, with a legend and the share
+// of ticks each held), and a strip per arm shows its load state over time. The full table of [Table] follows, with the
 // objectives and invariants marked. Every chart has a generated description of its lines
 // (lowest and highest point, with their times) as its caption and accessible name.
 //

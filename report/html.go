@@ -25,7 +25,7 @@ const HTMLFile = "report.html"
 var templateFS embed.FS
 
 var pageTemplate = template.Must(template.New("report.html.tmpl").
-	Funcs(template.FuncMap{"stateClass": stateClass}).
+	Funcs(template.FuncMap{"stateClass": stateClass, "constraintClass": constraintClass}).
 	ParseFS(templateFS, "templates/report.html.tmpl"))
 
 // style is the page's stylesheet, inlined so that the page stands alone.
@@ -46,8 +46,10 @@ var reportStyle = pageStyle("report.css")
 // (goodput against offered load, amplification, oldest queued work, completion latency
 // p99, requests in flight, the admission limit the controller sets, and for each
 // dependency its calls in service and the callers waiting for a connection), with the
-// fault windows shaded and numbered markers for the faults, alerts and transitions; each
-// arm's load state over time; the numbered events;
+// fault windows shaded and numbered markers for the faults, alerts and transitions; under
+// the first chart, each arm's binding constraint over time (the resource or control that
+// limits goodput, [packet.Sample.Constraint]); each arm's load state over time; the
+// numbered events;
 // and every figure of the terminal table ([Table]) with the objectives and invariants
 // marked.
 //
@@ -83,6 +85,10 @@ type page struct {
 	Notes       []string
 	Failed      []string
 	Files       []string
+
+	// ConstraintStyle is the binding constraint's band's stylesheet, on a page that has
+	// the band (and only there, so that a page without one is as it was before the band).
+	ConstraintStyle template.CSS
 }
 
 type armView struct {
@@ -189,6 +195,14 @@ func newPage(p *packet.Packet) *page {
 	marks := annotations{bands: faultBands(events, axis), markers: markers(events, axis)}
 	for _, def := range chartDefs(p.Arms) {
 		if c := layoutLineChart(def, p.Arms, pg.Arms, axis, marks); c != nil {
+			if len(pg.Charts) == 0 {
+				// The first chart carries the binding constraint's band.
+				if b := layoutConstraints(p.Arms, axis, c.H); b != nil {
+					c.Constraints = b
+					c.H += b.height()
+					pg.ConstraintStyle = constraintStyle
+				}
+			}
 			pg.Charts = append(pg.Charts, c)
 		}
 	}
@@ -540,6 +554,9 @@ type lineChart struct {
 	Bands           []band
 	Markers         []marker
 	Lines           []seriesLine
+	// Constraints is the binding constraint's band under the plot (the first chart's,
+	// when an arm names constraints), or nil.
+	Constraints *constraintBand
 }
 
 type gridLine struct {

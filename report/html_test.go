@@ -40,6 +40,17 @@ func annotated() *packet.Packet {
 		}
 		a.Events = append(a.Events, extra...)
 		sortEvents(a.Events)
+		// The binding constraint: the pool in the slowdown, then the baseline's queue.
+		for j := range a.Series {
+			c := "none"
+			switch {
+			case j == 3 || j >= 3 && j < 6 && i == 1:
+				c = "pool:checkout->payment-risk"
+			case j >= 4 && j < 7 && i == 0:
+				c = "queue:checkout"
+			}
+			a.Series[j].Constraint = c
+		}
 	}
 	return p
 }
