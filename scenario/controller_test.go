@@ -9,6 +9,77 @@ import (
 	"github.com/goodput-lab/goodput/control/loadstate"
 )
 
+// The Northstar examples declare their controller in YAML: each protected arm's machine is
+// exactly the one `preset: northstar` expands to (NorthstarLoadState), slack gates
+// included (derived from the 1.8 s deadline), and each optional stage is shed in the
+// states NorthstarShedPlan sheds its feature in.
+func TestNorthstarControllerWrittenOut(t *testing.T) {
+	plan, err := NorthstarShedPlan().Compile()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range []string{
+		"../examples/northstar/northstar.scenario.yaml",
+		"../examples/northstar/cache/northstar-cache.scenario.yaml",
+		"../examples/northstar/health/northstar-health.scenario.yaml",
+	} {
+		sc, err := Load(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ls := sc.Arms[1].Policy.LoadState
+		if ls == nil || ls.Preset != "" {
+			t.Fatalf("%s: the protected arm's loadstate is %+v; want the machine written out", path, ls)
+		}
+		got, err := ls.Config(sc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := NorthstarLoadState(); !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: the declared machine is\n%+v\nwant NorthstarLoadState()\n%+v", path, got, want)
+		}
+		n := 0
+		for _, st := range sc.Classes[0].Stages {
+			if !st.Optional {
+				continue
+			}
+			n++
+			f, ok := plan.Feature(StageFeature(st))
+			if !ok {
+				t.Errorf("%s: stage %s is not in NorthstarShedPlan", path, st.Name)
+				continue
+			}
+			o, _ := plan.Optional(f)
+			if ShedText(st) != o.Fallback {
+				t.Errorf("%s: stage %s falls back to %q, NorthstarShedPlan to %q", path, st.Name, ShedText(st), o.Fallback)
+			}
+			var states []loadstate.State
+			for s := loadstate.Normal; s <= loadstate.Recovering; s++ {
+				if plan.Shed(s, f) {
+					states = append(states, s)
+				}
+			}
+			want := ShedStates(st.ShedFrom)
+			if !sameStates(states, want) {
+				t.Errorf("%s: stage %s is shed in %v by shed_from %q, in %v by NorthstarShedPlan", path, st.Name, want, st.ShedFrom, states)
+			}
+		}
+		if n != 4 {
+			t.Errorf("%s: %d optional stages, want Northstar's 4", path, n)
+		}
+	}
+}
+
+func sameStates(a, b []loadstate.State) bool {
+	set := func(xs []loadstate.State) (m uint8) {
+		for _, x := range xs {
+			m |= 1 << x
+		}
+		return m
+	}
+	return set(a) == set(b)
+}
+
 // The slack gate derived from the tightest deadline: 2/3, 1/3 and 7/9 of it, exact for
 // Northstar's 1.8 s.
 func TestDerivedSlack(t *testing.T) {
