@@ -134,7 +134,7 @@ func newPolicy(p *plan, sc *scenario.Scenario, pol scenario.Policy, start time.T
 		rt.adm = ctl
 	}
 	if ls := pol.LoadState; ls != nil {
-		cfg, err := scenario.LoadStateConfig(ls.Preset)
+		cfg, err := ls.Config(sc)
 		if err != nil {
 			return nil, err
 		}
@@ -197,9 +197,11 @@ func triggerDependency(sc *scenario.Scenario, name string) int {
 	return 0
 }
 
-// shedPlan is the default plan: the scenario's Northstar shed plan for the features it names,
-// and every other optional stage of the scenario shed in Protected and Recovering. With
-// only set, features outside it are never shed.
+// shedPlan is the stages' own plan: each optional stage of the scenario whose shed_from is
+// not never is shed from the state it names (scenario.ShedStates), under its feature with
+// its fallback text (the first stage's, for a feature several stages share). With only
+// set, features outside it are never shed. Required stages are never in the plan, and no
+// name means anything.
 func shedPlan(sc *scenario.Scenario, only []string) shed.Plan {
 	keep := func(name string) bool {
 		if len(only) == 0 {
@@ -212,45 +214,19 @@ func shedPlan(sc *scenario.Scenario, only []string) shed.Plan {
 		}
 		return false
 	}
-	plan := scenario.NorthstarShedPlan()
-	for s, list := range plan.States {
-		var kept []shed.Optional
-		for _, o := range list {
-			if keep(o.Name) {
-				kept = append(kept, o)
-			}
-		}
-		plan.States[s] = kept
-	}
+	plan := shed.Plan{States: map[loadstate.State][]shed.Optional{}}
 	known := map[string]bool{}
-	for _, list := range plan.States {
-		for _, o := range list {
-			known[strings.ToLower(o.Name)] = true
-		}
-	}
-	for _, r := range plan.Required {
-		known[strings.ToLower(r.Name)] = true
-	}
 	for _, c := range sc.Classes {
 		for _, st := range c.Stages {
-			if !st.Optional {
-				continue
-			}
-			f := st.Feature
-			if f == "" {
-				f = st.Name
-			}
-			if known[strings.ToLower(f)] || !keep(f) {
+			f := scenario.StageFeature(st)
+			if !st.Optional || known[strings.ToLower(f)] || !keep(f) {
 				continue
 			}
 			known[strings.ToLower(f)] = true
-			fb := "the stage's fallback (" + st.Fallback + ")"
-			if st.Fallback == "" {
-				fb = "response without " + f
+			o := shed.Optional{Name: f, Fallback: scenario.ShedText(st)}
+			for _, s := range scenario.ShedStates(st.ShedFrom) {
+				plan.States[s] = append(plan.States[s], o)
 			}
-			o := shed.Optional{Name: f, Fallback: fb}
-			plan.States[loadstate.Protected] = append(plan.States[loadstate.Protected], o)
-			plan.States[loadstate.Recovering] = append(plan.States[loadstate.Recovering], o)
 		}
 	}
 	return plan

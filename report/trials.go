@@ -51,7 +51,7 @@ func trialsTable(w io.Writer, s *trials.Summary, width int) error {
 		}
 		for _, d := range s.Deltas {
 			st := d.Figures[i]
-			cells = append(cells, spreadCell(f, st.Stats, true), betterCell(f, st))
+			cells = append(cells, spreadCell(f, st.Stats, true), pairedCell(s, i, f, st))
 		}
 		t.row("  "+f.Label, cells...)
 	}
@@ -71,6 +71,10 @@ func trialsTable(w io.Writer, s *trials.Summary, width int) error {
 	}
 	t.row("Invariants (trials that held all)", cells...)
 	t.render(&out, width)
+	if anySetByInputs(s) {
+		out.WriteByte('\n')
+		writeWrapped(&out, "better in \""+setByInputs+"\": "+setByInputsWhy, width)
+	}
 	for _, r := range s.Runs {
 		for _, a := range r.Arms {
 			for _, inv := range a.InvariantsFailed {
@@ -206,6 +210,8 @@ func betterWords(cell string) string {
 		return ""
 	case "same":
 		return "same in every trial"
+	case setByInputs:
+		return "set by the inputs"
 	}
 	return "better in " + cell
 }
@@ -328,6 +334,38 @@ func figureValue(f trials.Figure, v float64, signed bool) string {
 		return "−" + s[1:]
 	}
 	return "+" + s
+}
+
+// setByInputs is the "better in" cell of a figure identical in every trial for every arm
+// ([trials.Summary.SetByInputs]): its difference is not a paired result. The table's
+// note ([setByInputsWhy]) and the stacked layout spell it out; it is as narrow as the
+// column's "better in" heading.
+const setByInputs = "inputs"
+
+// pairedCell is the "better in" cell of figure i of s, f, whose difference is st:
+// [setByInputs] for a figure the seeds did not move, else [betterCell].
+func pairedCell(s *trials.Summary, i int, f trials.Figure, st trials.DeltaStats) string {
+	if s.SetByInputs(i) {
+		return setByInputs
+	}
+	return betterCell(f, st)
+}
+
+// setByInputsWhy is what a figure marked [setByInputs] is, for the table's note and the
+// page's.
+const setByInputsWhy = "identical in every trial for every arm. The seeds' draws do not move such a figure, and its difference is not a paired result: it follows from the scenario's inputs (the fault timeline, a controller's holds and ramp)."
+
+// anySetByInputs reports whether a figure the tables show of s is marked [setByInputs].
+func anySetByInputs(s *trials.Summary) bool {
+	if len(s.Deltas) == 0 {
+		return false
+	}
+	for i := range s.Figures {
+		if trials.Shown(i, s) && s.SetByInputs(i) {
+			return true
+		}
+	}
+	return false
 }
 
 // betterCell counts the trials in which the arm did better than the first ("10/10"), or

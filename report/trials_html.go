@@ -47,6 +47,8 @@ type trialsPage struct {
 	Invariants []cell
 	Failed     []string
 	SeedList   string
+	// SetByInputs explains the figures marked set by inputs; empty when none is.
+	SetByInputs string
 }
 
 type trialSection struct {
@@ -117,7 +119,10 @@ func newTrialsPage(s *trials.Summary) *trialsPage {
 		for _, d := range s.Deltas {
 			ds := d.Figures[i]
 			v := spreadOf(f, ds.Stats, true)
-			v.Better = betterCell(f, ds)
+			v.Better = pairedCell(s, i, f, ds)
+			if v.Better == setByInputs {
+				v.Better = "set by inputs" // the page's column has the room
+			}
 			if ds.N >= 2 && ds.CI95Low != ds.CI95High {
 				ci := "mean, 95% CI: " + figureValue(f, ds.CI95Low, true) + " – " + figureValue(f, ds.CI95High, true)
 				v.Note = strings.TrimPrefix(v.Note+"; "+ci, "; ")
@@ -126,6 +131,9 @@ func newTrialsPage(s *trials.Summary) *trialsPage {
 		}
 		sec := &p.Sections[len(p.Sections)-1]
 		sec.Rows = append(sec.Rows, row)
+	}
+	if anySetByInputs(s) {
+		p.SetByInputs = "Set by inputs: " + setByInputsWhy
 	}
 	if hasObjectives(s) {
 		for j, o := range s.Spread[0].Objectives {

@@ -511,3 +511,48 @@ func TestTrialsWithoutCaches(t *testing.T) {
 		}
 	}
 }
+
+// A figure identical in every trial for every arm (the synthetic sweep's return to Normal:
+// 0 s and 1 s in each seed, set by its timeline) is marked set by the inputs in the table
+// and on the page, not counted as better in 0/5 or 5/5; a figure the seeds move keeps its
+// count.
+func TestTrialsSetByInputs(t *testing.T) {
+	s := sweep(t, trials.Config{Scenario: "synthetic", FirstSeed: 1, Trials: 5})
+	var b bytes.Buffer
+	if err := (Terminal{Width: 250}).Trials(&b, s); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, want := range []*regexp.Regexp{
+		regexp.MustCompile(`\n  back to Normal +0 +1 +\+1 +inputs\n`),
+		regexp.MustCompile(`\n  goodput +8,767 \[[^\]]*\] +9,797 \[[^\]]*\] +\+1,016 \[[^\]]*\] +5/5\n`),
+		regexp.MustCompile(`\nbetter in "inputs": identical in every trial for every arm\. `),
+	} {
+		if !want.MatchString(out) {
+			t.Errorf("table lacks %v:\n%s", want, out)
+		}
+	}
+	b.Reset()
+	if err := (Terminal{Width: 40}).Trials(&b, s); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "set by the inputs\n") || strings.Contains(b.String(), "better in 0/5") {
+		t.Errorf("the stacked table does not spell out set by inputs:\n%s", b.String())
+	}
+	b.Reset()
+	if err := TrialsHTML(&b, s); err != nil {
+		t.Fatal(err)
+	}
+	page := b.String()
+	for _, row := range strings.Split(page, "<tr>") {
+		if strings.Contains(row, ">back to Normal</th>") && !strings.Contains(row, "<td>set by inputs</td>") {
+			t.Errorf("the page does not mark back to Normal set by inputs: %s", row)
+		}
+		if strings.Contains(row, ">goodput</th>") && !strings.Contains(row, "<td>5/5</td>") {
+			t.Errorf("the page's goodput row lost its count: %s", row)
+		}
+	}
+	if !strings.Contains(page, "<p>Set by inputs: identical in every trial for every arm.") {
+		t.Error("the page does not explain set by inputs")
+	}
+}

@@ -9,9 +9,12 @@ import (
 	"github.com/goodput-lab/goodput/control/shed"
 )
 
-// The Northstar case study's presets: what a scenario's `loadstate: {preset: northstar}`
-// and `shed: {plan: default}` expand to. They live with the scenarios, not in the control
-// packages, whose zero values are generic.
+// The Northstar case study's controller as Go values. A scenario declares its own
+// controller (policy.loadstate and the stages' shed_from); examples/northstar writes the
+// values below out in YAML. NorthstarLoadState is also what the deprecated
+// `loadstate: {preset: northstar}` of old files expands to; NorthstarShedPlan is example
+// data for the control packages' tests and live services, which the replay does not use.
+// None of this is a default of the control packages, whose zero values are generic.
 
 // LoadStateConfig returns the load-state machine a scenario's loadstate preset names, or
 // an error for an unknown preset.
@@ -23,13 +26,14 @@ func LoadStateConfig(preset string) (loadstate.Config, error) {
 	return loadstate.Config{}, fmt.Errorf("scenario: unknown load-state preset %q; expected %s", preset, LoadStateNorthstar)
 }
 
-// NorthstarLoadState returns the load-state machine of the Northstar case study. The
-// seed fixes the queue-age gates (250 ms in Normal, 1,000 ms while Protected), the 1.08
-// attempts-per-logical bound in Normal, the 2% retry budget while Protected and the 1.8 s
-// deadline that the slack gates are cut from; the other thresholds, holds and the
-// 0.5/0.75/1 ramp (2 minutes a step) are goodput's calibration choices, picked so that a
-// restored dependency can return the cell to Normal inside the seed's twelve-minute
-// objective.
+// NorthstarLoadState returns the load-state machine of the Northstar case study, the one
+// examples/northstar/*.scenario.yaml declare. The seed fixes the queue-age gates (250 ms
+// in Normal, 1,000 ms while Protected), the 1.08 attempts-per-logical bound in Normal,
+// the 2% retry budget while Protected and the 1.8 s deadline that the slack gates are cut
+// from (1.2 s, 0.6 s and 1.4 s are what [DerivedSlack] gives for it); the other
+// thresholds, holds and the 0.5/0.75/1 ramp (2 minutes a step) are goodput's calibration
+// choices, picked so that a restored dependency can return the cell to Normal inside the
+// seed's twelve-minute objective.
 func NorthstarLoadState() loadstate.Config {
 	return loadstate.Config{
 		Gates: loadstate.Gates{
@@ -62,7 +66,8 @@ func NorthstarLoadState() loadstate.Config {
 	}
 }
 
-// Names of the features of [NorthstarShedPlan], the Northstar checkout's.
+// Names of the features of [NorthstarShedPlan], the Northstar checkout's. They are example
+// data: no code gives a stage of these names any meaning.
 const (
 	// Optional work.
 	FeatureAnalytics         = "analytics"
@@ -78,13 +83,14 @@ const (
 	FeatureRiskCheck            = "risk-check"
 )
 
-// NorthstarShedPlan returns the shed plan of the Northstar checkout case study, what
-// `shed: {plan: default}` starts from. Pressured stops synchronous analytics and
-// shadow/background work; Protected and Recovering also shed recommendations, rich
-// receipt rendering and the optional fraud enrichment, whose approved fallback is
-// conservative. Inventory reservation, payment idempotency, durable order commit and the
-// mandatory risk checks are required and are never shed. Each call returns a fresh Plan
-// that the caller may change.
+// NorthstarShedPlan returns the shed plan of the Northstar checkout case study, for
+// services and tests that compile a plan in Go (the Northstar scenario files declare the
+// same with their stages' shed_from and fallback_text). Pressured stops synchronous
+// analytics and shadow/background work; Protected and Recovering also shed
+// recommendations, rich receipt rendering and the optional fraud enrichment, whose
+// approved fallback is conservative. Inventory reservation, payment idempotency, durable
+// order commit and the mandatory risk checks are required and are never shed. Each call
+// returns a fresh Plan that the caller may change.
 func NorthstarShedPlan() shed.Plan {
 	var (
 		analytics       = shed.Optional{Name: FeatureAnalytics, Fallback: "events deferred to the asynchronous pipeline"}

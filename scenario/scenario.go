@@ -178,7 +178,8 @@ const (
 // Exactly one of Work and Dependency is set.
 type Stage struct {
 	// Name names the stage (e.g. inventory, risk, receipt_enrichment). Optional stages are
-	// shed under this name unless Feature is set.
+	// shed under this name unless Feature is set. A name carries no meaning: which load
+	// states shed a stage is its ShedFrom.
 	Name string `yaml:"name" json:"name"`
 	// Service is the service whose worker runs Work. Empty means the entry's target.
 	Service string `yaml:"service,omitempty" json:"service,omitempty,omitzero"`
@@ -193,8 +194,19 @@ type Stage struct {
 	// Fallback is what an optional stage answers when it fails or is shed: skip (the
 	// default) or conservative. Only for optional stages.
 	Fallback string `yaml:"fallback,omitempty" json:"fallback,omitempty,omitzero" jsonschema:"enum=skip,enum=conservative"`
-	// Feature is the name the shed plan uses for the stage. Empty means Name.
+	// Feature is the name the shed plan uses for the stage. Empty means Name. Stages that
+	// share a feature are shed together: they declare one ShedFrom, and the first
+	// FallbackText is the feature's.
 	Feature string `yaml:"feature,omitempty" json:"feature,omitempty,omitzero"`
+	// ShedFrom is the least protective load state in which an optional stage is shed, when
+	// the arm's policy declares shed: protected (the default: shed while Protected and
+	// while Recovering from it), pressured (also while Pressured) or never. Only for
+	// optional stages: a required stage is never shed.
+	ShedFrom string `yaml:"shed_from,omitempty" json:"shed_from,omitempty,omitzero" jsonschema:"enum=pressured,enum=protected,enum=never"`
+	// FallbackText says what the response carries while the stage is shed, for the shed
+	// plan (e.g. "plain receipt without rich rendering"). Empty means a text made from
+	// Fallback and the feature. Only for optional stages.
+	FallbackText string `yaml:"fallback_text,omitempty" json:"fallback_text,omitempty,omitzero"`
 	// Mutation marks a correctness-sensitive effect of a dependency call:
 	// payment_authorization or order_commit. It takes effect when the dependency finishes
 	// the call, whether or not the caller is still waiting.
@@ -617,15 +629,18 @@ type Reserve struct {
 
 // Shed plans.
 const (
-	ShedPlanDefault = "default" // every optional stage sheds in Protected, sheddable classes from Pressured
+	ShedPlanDefault = "default" // each optional stage is shed from the load state its shed_from names
 )
 
-// ShedPolicy is typed shedding of optional stages (control/shed).
+// ShedPolicy is typed shedding of optional stages (control/shed). The plan is the
+// stages' own: each optional stage is shed from the load state its shed_from names
+// (Protected unless declared), with its fallback_text; required stages are never shed.
 type ShedPolicy struct {
-	// Plan names the shed plan: default.
+	// Plan names the shed plan: default, the stages' shed_from (the only plan; it may be
+	// omitted).
 	Plan string `yaml:"plan,omitempty" json:"plan,omitempty,omitzero" jsonschema:"enum=default"`
 	// Features limits shedding to these optional stage features; empty means every
-	// optional stage.
+	// optional stage whose shed_from is not never.
 	Features []string `yaml:"features,omitempty" json:"features,omitempty,omitzero"`
 }
 
@@ -634,10 +649,35 @@ const (
 	LoadStateNorthstar = "northstar" // NorthstarLoadState()
 )
 
-// LoadStatePolicy is the Normal/Pressured/Protected/Recovering machine (control/loadstate).
+// LoadStatePolicy is the Normal/Pressured/Protected/Recovering machine (control/loadstate),
+// declared in the scenario. Every field may be omitted; what is not declared is derived:
+// the slack gate from the tightest class deadline (see [SlackGate]), everything else from
+// control/loadstate's zero Config (a gate not declared is disabled, a sustain or hold
+// not declared is no wait, no ramp) and its DefaultPolicies (a policy field not declared).
+// So `loadstate: {}` is a machine whose only gate is the derived slack gate. Arms that
+// share a controller share it with a YAML anchor: `loadstate: &controller {...}` on the
+// first, `loadstate: *controller` on the others (a merge key, `<<: *controller`, changes
+// part of it).
 type LoadStatePolicy struct {
-	// Preset names the machine's configuration: northstar.
-	Preset string `yaml:"preset" json:"preset" jsonschema:"enum=northstar"`
+	// Preset is a deprecated shorthand kept for old files: northstar stands for the
+	// machine examples/northstar/northstar.scenario.yaml declares, with its slack gates
+	// fixed at 1.2s/600ms/1.4s whatever the classes' deadlines. It cannot be combined
+	// with gates, sustain, holds, ramp or policies; declare those instead.
+	Preset string `yaml:"preset,omitempty" json:"preset,omitempty,omitzero" jsonschema:"enum=northstar"`
+	// Gates are the leading-indicator gates.
+	Gates LoadStateGates `yaml:"gates,omitempty" json:"gates,omitempty,omitzero"`
+	// Sustain is how long a warning gate must stay breached, without a break, before
+	// Normal moves to Pressured. Zero: at the first sample.
+	Sustain Duration `yaml:"sustain,omitempty" json:"sustain,omitempty,omitzero"`
+	// Holds are how long each state's exit condition must hold before the machine leaves
+	// it for a less protected state.
+	Holds LoadStateHolds `yaml:"holds,omitempty" json:"holds,omitempty,omitzero"`
+	// Ramp is the staged ramp back to Normal: Recovering begins at the first step and
+	// moves one step at a time. Empty means no ramp: Recovering applies its own policy and
+	// returns to Normal after holds.recovering.
+	Ramp []RampStep `yaml:"ramp,omitempty" json:"ramp,omitempty,omitzero"`
+	// Policies are what each load state imposes on the other controls.
+	Policies StatePolicies `yaml:"policies,omitempty" json:"policies,omitempty,omitzero"`
 	// Trigger names the dependency whose health gates the way out of Protected. Empty
 	// means the dependency of the first dependency fault, or the first dependency.
 	Trigger string `yaml:"trigger,omitempty" json:"trigger,omitempty,omitzero"`
@@ -1356,6 +1396,7 @@ func (v *validator) classes(n topoNames) {
 			if st.Cache != "" {
 				v.stageCache(sp, st, target, n)
 			}
+			v.stageShed(sp, i, j, st)
 			if st.Optional {
 				f := st.Feature
 				if f == "" {
@@ -1578,9 +1619,7 @@ func (v *validator) policy(p string, pol Policy, n topoNames) {
 		}
 	}
 	if ls := pol.LoadState; ls != nil {
-		if ls.Preset != LoadStateNorthstar {
-			v.addf(p+".loadstate.preset", "unknown load-state preset %q; expected northstar", ls.Preset)
-		}
+		v.loadState(p+".loadstate", ls)
 		if ls.Trigger != "" {
 			if _, ok := n.deps[ls.Trigger]; !ok {
 				v.addf(p+".loadstate.trigger", "trigger %q is not a dependency; expected one of %s", ls.Trigger, quoteList(dependencyNames(v.s.Topology)))

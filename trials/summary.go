@@ -306,6 +306,26 @@ func (s *Summary) compute() {
 	}
 }
 
+// SetByInputs reports whether figure i came out identical in every trial for every arm,
+// measured in each of at least two trials. The seeds' draws did not move it, so it is set
+// by the scenario's inputs (a fault timeline, a controller's holds and ramp), and the
+// arms' difference in it is not a paired result: that it was better in every trial says
+// nothing the inputs did not.
+func (s *Summary) SetByInputs(i int) bool {
+	if len(s.Runs) < 2 || len(s.Spread) == 0 {
+		return false
+	}
+	for _, a := range s.Spread {
+		if i < 0 || i >= len(a.Figures) {
+			return false
+		}
+		if st := a.Figures[i]; st.N != len(s.Runs) || st.Min != st.Max {
+			return false
+		}
+	}
+	return true
+}
+
 // StatsOf is the spread of values derived from a summary's, one per trial (nil where the
 // trial did not measure it), computed as the summary computes its own: for a page that
 // combines figures trial by trial.

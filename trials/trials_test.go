@@ -689,3 +689,39 @@ func TestReadBeforeOptionalFigures(t *testing.T) {
 		t.Errorf("a summary without offered: %v", err)
 	}
 }
+
+// A figure identical in every trial for every arm is set by the inputs; one the seeds move
+// in any arm, one missing from a trial, and any figure of a single trial are not.
+func TestSetByInputs(t *testing.T) {
+	s, err := Run(context.Background(), Config{Scenario: "fake", Trials: 3}, fakeRun, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	idx := func(key string) int { return figureIndex[key] }
+	if !s.SetByInputs(idx("rejected")) {
+		t.Error("rejected (0 in every trial of both arms) is not set by the inputs")
+	}
+	if s.SetByInputs(idx("offered")) {
+		t.Error("offered (20 + seed mod 7) is set by the inputs")
+	}
+	if s.SetByInputs(idx("late")) {
+		t.Error("late (the baseline's moves with the seed) is set by the inputs")
+	}
+	// One trial misses the figure in one arm: not identical in every trial.
+	k := idx("rejected")
+	s.Runs[1].Arms[1].Figures["rejected"] = nil
+	s.compute()
+	if s.SetByInputs(k) {
+		t.Error("a figure missing from a trial is set by the inputs")
+	}
+	one, err := Run(context.Background(), Config{Scenario: "fake", Trials: 1}, fakeRun, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if one.SetByInputs(k) {
+		t.Error("a figure of one trial is set by the inputs")
+	}
+	if s.SetByInputs(-1) || s.SetByInputs(len(s.Figures)) {
+		t.Error("a figure out of range is set by the inputs")
+	}
+}
