@@ -292,6 +292,7 @@ func (a *arm) callFailed(ai int32, c cause) {
 		left:       a.deadline(lg) - a.now(),
 		takes:      a.deps[st.dep].p50,
 		idempotent: cp.idempotent,
+		u:          a.jitter(&dp.retries, lg, at.num, at.stage, at.tries),
 	})
 	if !ok {
 		a.stageFailed(ai, c)

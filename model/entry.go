@@ -103,6 +103,7 @@ func (a *arm) entryRetry(li int32, c cause) {
 		left:       a.deadline(lg) - a.now(),
 		takes:      a.tryTakes(cp),
 		idempotent: cp.idempotent,
+		u:          a.jitter(&ep.retries, lg, lg.attempts, 0, 0),
 	})
 	if !ok {
 		a.giveUp(li, c)

@@ -35,6 +35,7 @@ type retryAsk struct {
 	left       time.Duration // the time before the request's deadline (negative once past)
 	takes      time.Duration // what the try is expected to take (tryTakes, depRT.p50)
 	idempotent bool          // the request's class is idempotent
+	u          float64       // the backoff's jitter draw (a jittered plan's only; see arm.jitter)
 }
 
 // retryReason is why a verdict is what it is.
@@ -57,12 +58,14 @@ type retryVerdict struct {
 }
 
 // decide returns the verdict on retrying after q. A layer retries at most plan.max times,
-// and only the failures its plan lists. The retry must then have at least its backoff,
-// the policy's reserve and what its try is expected to take left before the deadline, and
-// never less than a nanosecond for the try: a try with nothing but the reserve left would
-// be given no time at all (its calls' timeouts are the time left less the reserve). Under
-// a budget that comparison is the budget's ([budget.Retry.Expected]), which also
-// classifies the failure and the operation and takes a token, so the verdict only asks.
+// and only the failures its plan lists. The backoff is the plan's wait after the attempt
+// that failed (the retries made, plus one), spread by the draw q.u. The retry must then
+// have at least its backoff, the policy's reserve and what its try is expected to take
+// left before the deadline, and never less than a nanosecond for the try: a try with
+// nothing but the reserve left would be given no time at all (its calls' timeouts are the
+// time left less the reserve). Under a budget that comparison is the budget's
+// ([budget.Retry.Expected]), which also classifies the failure and the operation and takes
+// a token, so the verdict only asks.
 func (r retryRule) decide(q retryAsk) retryVerdict {
 	if q.retries >= r.plan.max {
 		return retryVerdict{reason: retryLimit}
@@ -70,7 +73,7 @@ func (r retryRule) decide(q retryAsk) retryVerdict {
 	if !r.plan.on(q.cause) {
 		return retryVerdict{reason: retryNotOn}
 	}
-	backoff := r.plan.backoff
+	backoff := r.plan.backoff.Wait(q.retries+1, q.u)
 	left := budget.NoDeadline
 	if r.policy.propagate {
 		left = q.left
@@ -134,6 +137,16 @@ func (a *arm) retry(r retryRule, q retryAsk) (time.Duration, bool) {
 		return 0, false
 	}
 	return v.backoff, true
+}
+
+// jitter is the draw that spreads the backoff of a retry under plan rp, for the failed
+// attempt att (its stage and try, for a call) of request lg: the same in every arm for
+// the same request and attempt. A plan without jitter needs none (0).
+func (a *arm) jitter(rp *retryPlan, lg *logical, att, stage, try int32) float64 {
+	if !rp.jittered {
+		return 0
+	}
+	return a.draw(rp.jitterPurp, lg.id, att, stage, try)
 }
 
 // tryTakes is what an entry's new attempt of class cp is expected to take: the median

@@ -118,7 +118,7 @@ func TestRetryNeedsTime(t *testing.T) {
 // in the ask; the budget makes it.
 func TestRetryRuleDecide(t *testing.T) {
 	const ms = time.Millisecond
-	rp := retryPlan{max: 2, onTimeout: true, onError: true, backoff: 10 * ms}
+	rp := retryPlan{max: 2, onTimeout: true, onError: true, backoff: budget.Exponential{Base: 10 * ms, Multiplier: 1}}
 	layered := retryPolicy{}
 	propagate := retryPolicy{propagate: true, reserve: 20 * ms}
 	budgeted := retryPolicy{propagate: true, budgeted: true, deduplicated: true, reserve: 20 * ms}
@@ -152,6 +152,25 @@ func TestRetryRuleDecide(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			r := retryRule{plan: &rp, policy: tt.policy}
+			if got := r.decide(tt.ask); got != tt.want {
+				t.Errorf("decide(%+v) = %+v, want %+v", tt.ask, got, tt.want)
+			}
+		})
+	}
+	// An exponential backoff with equal jitter: after the second try (one retry made) its
+	// ceiling is 20ms, and the draw 0.5 waits 15ms, which the retry must have left too.
+	grow := retryPlan{max: 2, onTimeout: true, backoff: budget.Exponential{Base: 10 * ms, Multiplier: 2, Jitter: budget.EqualJitter}, jittered: true}
+	for _, tt := range []struct {
+		name string
+		ask  retryAsk
+		want retryVerdict
+	}{
+		{"first retry, u 0", retryAsk{cause: causeTimeout, left: 35 * ms, takes: 5 * ms, u: 0}, retryVerdict{retry: true, backoff: 5 * ms}},
+		{"second retry, u 0.5", retryAsk{cause: causeTimeout, retries: 1, left: 40 * ms, takes: 5 * ms, u: 0.5}, retryVerdict{retry: true, backoff: 15 * ms}},
+		{"second retry, u 0.5, a nanosecond short", retryAsk{cause: causeTimeout, retries: 1, left: 40*ms - 1, takes: 5 * ms, u: 0.5}, retryVerdict{reason: retryDeadline}},
+	} {
+		t.Run("exponential/"+tt.name, func(t *testing.T) {
+			r := retryRule{plan: &grow, policy: propagate}
 			if got := r.decide(tt.ask); got != tt.want {
 				t.Errorf("decide(%+v) = %+v, want %+v", tt.ask, got, tt.want)
 			}
