@@ -214,7 +214,7 @@ func (p *plan) callerLife(pol scenario.Policy) time.Duration {
 		e := p.entries[cl.entry]
 		l := whole
 		if e.timeout > 0 {
-			l = time.Duration(e.retries.max+1)*e.timeout + time.Duration(e.retries.max)*e.retries.backoff
+			l = time.Duration(e.retries.max+1)*e.timeout + e.retries.backoff.Total(e.retries.max)
 		}
 		if pol.Deadline.Propagate {
 			l = min(l, cl.deadline)

@@ -441,6 +441,9 @@ func mutate(sc *scenario.Scenario, z *fuzzBytes) {
 			s.Health.Restart = z.dur(0, 3*time.Second)
 			if z.bool() {
 				s.Health.Backoff = scenario.Backoff{Initial: z.dur(100*ms, time.Second)}
+				if z.bool() {
+					s.Health.Backoff = backoff(z, s.Health.Backoff.Initial)
+				}
 			}
 		}
 	case 11: // cold instances
@@ -688,15 +691,33 @@ func addAction(sc *scenario.Scenario, z *fuzzBytes) {
 	sc.Actions = append(sc.Actions, act)
 }
 
-// retries is a random retry policy.
+// retries is a random retry policy: its backoff none, constant, or (a third of the time)
+// exponential with a cap and a jitter.
 func retries(z *fuzzBytes) scenario.Retries {
-	r := scenario.Retries{Max: z.between(0, 2), Backoff: z.dur(0, 20*time.Millisecond)}
+	r := scenario.Retries{Max: z.between(0, 2)}
+	if b := z.dur(0, 20*time.Millisecond); b > 0 {
+		r.Backoff = scenario.Backoff{Initial: b, Multiplier: 1}
+		if z.intn(3) == 0 {
+			r.Backoff = backoff(z, b)
+		}
+	}
 	for _, on := range []string{scenario.RetryOnTimeout, scenario.RetryOnError, scenario.RetryOnOverload} {
 		if z.intn(3) == 0 {
 			r.On = append(r.On, on)
 		}
 	}
 	return r
+}
+
+// backoff is a random exponential backoff from initial: a multiplier from 1 to 3, a cap
+// of up to eight times initial (or none) and any jitter.
+func backoff(z *fuzzBytes, initial scenario.Duration) scenario.Backoff {
+	return scenario.Backoff{
+		Initial:    initial,
+		Multiplier: float64(z.between(2, 6)) / 2,
+		Max:        initial * scenario.Duration(z.intn(9)),
+		Jitter:     []string{"", scenario.JitterNone, scenario.JitterFull, scenario.JitterEqual}[z.intn(4)],
+	}
 }
 
 // policy is a random policy for sc.

@@ -259,25 +259,32 @@ func (a *arm) kill(id int64) {
 	rt.fleet.Remove(in.ready)
 	in.ready = rt.fleet.Request(a.wall())
 	_ = in.ready.Scheduled(a.wall())
-	a.schedule(a.restartDelay(in, sp.health)+sp.health.restartAfter, evInstanceUp, ref(ii, in.life))
+	a.schedule(a.restartJitter(ii, sp.health, a.restartDelay(in, sp.health))+sp.health.restartAfter, evInstanceUp, ref(ii, in.life))
 }
 
-// restartDelay is the back-off before instance in, just killed, starts again: initial for
-// its first restart since a process of it ran for the reset period, doubling with each
-// restart after that, up to max.
+// restartDelay is the ceiling of the back-off before instance in, just killed, starts
+// again: initial for its first restart since a process of it ran for the reset period,
+// growing by the multiplier (doubling by default) with each restart after that, up to max.
+// restartJitter spreads it.
 func (a *arm) restartDelay(in *instance, hp *healthPlan) time.Duration {
-	if hp.backoff == 0 {
+	if hp.backoff.Base == 0 {
 		return 0
 	}
 	if a.now()-in.upAt >= hp.backoffReset {
 		in.restarts = 0
 	}
 	in.restarts++
-	d := hp.backoff
-	for k := 1; k < in.restarts && d < hp.backoffMax; k++ {
-		d *= 2
+	return hp.backoff.Ceiling(in.restarts)
+}
+
+// restartJitter spreads the back-off ceiling d of instance ii's restart by the health
+// check's jitter, with a draw keyed by the instance and its new life: the same in every
+// arm for the same restart.
+func (a *arm) restartJitter(ii int32, hp *healthPlan, d time.Duration) time.Duration {
+	if !hp.jittered {
+		return d
 	}
-	return min(d, hp.backoffMax)
+	return hp.backoff.Jitter.Spread(d, a.draw(hp.jitterPurp, int64(ii), int32(a.insts[ii].life), 0, 0))
 }
 
 // callsOf lists the live calls instance ii has made, as refs.

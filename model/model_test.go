@@ -251,7 +251,7 @@ func randomScenario(r *rand.Rand, i int) *scenario.Scenario {
 			}
 		}
 		if r.IntN(2) == 0 {
-			rt.Backoff = ms(1, 20)
+			rt.Backoff = scenario.Backoff{Initial: ms(1, 20), Multiplier: 1}
 		}
 		return rt
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/goodput-lab/goodput/control/admission"
+	"github.com/goodput-lab/goodput/control/budget"
 	"github.com/goodput-lab/goodput/internal/floatdur"
 	"github.com/goodput-lab/goodput/internal/lognormal"
 	"github.com/goodput-lab/goodput/packet"
@@ -88,10 +89,15 @@ type stagePlan struct {
 	cache     int  // the cache the call reads through (index into plan.caches), -1 if none
 }
 
+// retryPlan is one layer's retry policy, compiled (scenario.Retries).
 type retryPlan struct {
 	max                            int
 	onTimeout, onError, onOverload bool
-	backoff                        time.Duration
+	// backoff is the wait before a retry: after attempt n, backoff.Wait(n, u) for the draw
+	// u of jitterPurp if jittered (a wait without jitter is its ceiling: no draw).
+	backoff    budget.Exponential
+	jittered   bool
+	jitterPurp purp
 }
 
 func (r retryPlan) on(c cause) bool {
@@ -145,9 +151,13 @@ type healthPlan struct {
 	failures, successes int
 	restart             bool          // action restart (else remove)
 	restartAfter        time.Duration // from the kill to the process being ready, less the back-off
-	// The back-off before a restart (0: none): initial, doubling up to max, reset after a
-	// process has run for reset.
-	backoff, backoffMax, backoffReset time.Duration
+	// The back-off before a restart (a zero Base: none): after the n-th restart since the
+	// last reset, backoff.Wait(n, u) for the draw u of jitterPurp if jittered; reset after
+	// a process has run for backoffReset.
+	backoff      budget.Exponential
+	backoffReset time.Duration
+	jittered     bool
+	jitterPurp   purp
 }
 
 type depPlan struct {
@@ -227,7 +237,7 @@ func compile(sc *scenario.Scenario) (*plan, error) {
 			concurrency: d.Concurrency,
 			pool:        d.Pool.PerInstance,
 			timeout:     d.Timeout.Std(),
-			retries:     compileRetries(d.Retries),
+			retries:     p.retries(d.Retries, d.Name),
 			keyed:       d.Keyed,
 		})
 		p.depNames = append(p.depNames, d.Name)
@@ -263,9 +273,12 @@ func compile(sc *scenario.Scenario) (*plan, error) {
 				hp.restartAfter = sp.coldStartup
 			}
 			if b := h.Backoff; b.Initial > 0 {
-				hp.backoff = b.Initial.Std()
-				hp.backoffMax = cmp.Or(b.Max.Std(), 5*time.Minute)
+				hp.backoff = b.Exponential()
+				hp.backoff.Max = cmp.Or(hp.backoff.Max, 5*time.Minute)
 				hp.backoffReset = cmp.Or(b.Reset.Std(), 10*time.Minute)
+				if hp.jittered = hp.backoff.Jitter != budget.NoJitter; hp.jittered {
+					hp.jitterPurp = p.purpose(s.Name + "/restart")
+				}
 			}
 			sp.health = hp
 		}
@@ -302,7 +315,7 @@ func compile(sc *scenario.Scenario) (*plan, error) {
 			name:    e.Name,
 			target:  svcIdx[e.Target],
 			timeout: e.Timeout.Std(),
-			retries: compileRetries(e.Retries),
+			retries: p.retries(e.Retries, e.Name),
 		})
 		if r := e.RateLimit; r != nil {
 			p.entries[i].limited, p.entries[i].limit = true, r.PerSecond()
@@ -404,7 +417,7 @@ func compile(sc *scenario.Scenario) (*plan, error) {
 	// attempts (timeouts and backoffs); the default drain gives it at least that long.
 	p.lifetime = 2 * longest
 	for _, e := range p.entries {
-		p.lifetime += time.Duration(e.retries.max+1) * (e.timeout + e.retries.backoff)
+		p.lifetime += time.Duration(e.retries.max+1)*e.timeout + e.retries.backoff.Total(e.retries.max+1)
 	}
 	if p.drain <= 0 {
 		p.drain = max(p.lifetime, 10*time.Second)
@@ -423,8 +436,13 @@ func compile(sc *scenario.Scenario) (*plan, error) {
 	return p, nil
 }
 
-func compileRetries(r scenario.Retries) retryPlan {
-	rp := retryPlan{max: r.Max, backoff: r.Backoff.Std()}
+// retries compiles the retry policy of the layer named layer; a jittered backoff draws
+// by the purpose "layer/backoff".
+func (p *plan) retries(r scenario.Retries, layer string) retryPlan {
+	rp := retryPlan{max: r.Max, backoff: r.Backoff.Exponential()}
+	if rp.jittered = rp.backoff.Jitter != budget.NoJitter; rp.jittered {
+		rp.jitterPurp = p.purpose(layer + "/backoff")
+	}
 	if len(r.On) == 0 {
 		rp.onTimeout, rp.onError, rp.onOverload = true, true, true
 	}

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/goodput-lab/goodput/control/budget"
 	"github.com/goodput-lab/goodput/packet"
 	"github.com/goodput-lab/goodput/scenario"
 )
@@ -89,7 +90,9 @@ func TestRetryNeedsTime(t *testing.T) {
 						t.Fatalf("a buy attempt is expected to take %v, want pay's median 10ms", took)
 					}
 				}
-				if got := a.allowRetry(lg, causeTimeout, 0, took, cp); got != tt.want {
+				rp := retryPlan{max: 1, onTimeout: true} // a first retry, at once
+				ask := retryAsk{cause: causeTimeout, left: a.deadline(lg) - a.now(), takes: took, idempotent: cp.idempotent}
+				if _, got := a.retry(a.retryRule(&rp), ask); got != tt.want {
 					t.Errorf("retry with %v left: allowed %v, want %v", tt.left, got, tt.want)
 				}
 				if a.pol.budget == nil {
@@ -103,6 +106,79 @@ func TestRetryNeedsTime(t *testing.T) {
 					t.Errorf("tokens used %d, want %d", got, want)
 				}
 			})
+		}
+	}
+}
+
+// TestRetryRuleDecide pins the retry decision at fixed values: a layer whose plan allows
+// two retries of timeouts and errors after 10ms, and a try expected to take 5ms, under a
+// policy that keeps nothing, propagates deadlines with a 20ms reserve, or has a budget.
+// The retry needs the backoff, the reserve and the try's 5ms (at least a nanosecond for
+// the try) left: 35ms. Under a budget the verdict asks for a token with that comparison
+// in the ask; the budget makes it.
+func TestRetryRuleDecide(t *testing.T) {
+	const ms = time.Millisecond
+	rp := retryPlan{max: 2, onTimeout: true, onError: true, backoff: budget.Exponential{Base: 10 * ms, Multiplier: 1}}
+	layered := retryPolicy{}
+	propagate := retryPolicy{propagate: true, reserve: 20 * ms}
+	budgeted := retryPolicy{propagate: true, budgeted: true, deduplicated: true, reserve: 20 * ms}
+	budgetedOnly := retryPolicy{budgeted: true, deduplicated: true, reserve: 20 * ms}
+	yes := retryVerdict{retry: true, backoff: 10 * ms}
+	token := func(f budget.Failure, idem bool, left time.Duration) retryVerdict {
+		return retryVerdict{retry: true, backoff: 10 * ms, token: true, ask: budget.Retry{
+			Failure: f, Idempotent: idem, Deduplicated: true, Remaining: left, Expected: 35 * ms,
+		}}
+	}
+	tests := []struct {
+		name   string
+		policy retryPolicy
+		ask    retryAsk
+		want   retryVerdict
+	}{
+		{"first retry, no deadline looked at", layered, retryAsk{cause: causeTimeout, left: -ms, takes: 5 * ms}, yes},
+		{"second retry", layered, retryAsk{cause: causeError, retries: 1, takes: 5 * ms}, yes},
+		{"the plan's retries made", layered, retryAsk{cause: causeTimeout, retries: 2, takes: 5 * ms}, retryVerdict{reason: retryLimit}},
+		{"a failure the plan does not retry", layered, retryAsk{cause: causeOverload, takes: 5 * ms}, retryVerdict{reason: retryNotOn}},
+		{"the limit before the trigger", propagate, retryAsk{cause: causeOverload, retries: 2}, retryVerdict{reason: retryLimit}},
+		{"exactly the time the retry needs", propagate, retryAsk{cause: causeTimeout, left: 35 * ms, takes: 5 * ms}, yes},
+		{"a nanosecond short", propagate, retryAsk{cause: causeTimeout, left: 35*ms - 1, takes: 5 * ms}, retryVerdict{reason: retryDeadline}},
+		{"past the deadline", propagate, retryAsk{cause: causeError, left: -ms, takes: 5 * ms}, retryVerdict{reason: retryDeadline}},
+		{"a try expected to take nothing still needs a nanosecond", propagate, retryAsk{cause: causeTimeout, left: 30 * ms, takes: 0}, retryVerdict{reason: retryDeadline}},
+		{"a try expected to take nothing, with a nanosecond", propagate, retryAsk{cause: causeTimeout, left: 30*ms + 1, takes: 0}, yes},
+		{"a budget asked, time enough", budgeted, retryAsk{cause: causeTimeout, left: 50 * ms, takes: 5 * ms, idempotent: true}, token(budget.Timeout, true, 50*ms)},
+		{"a budget asked, time short: the budget refuses", budgeted, retryAsk{cause: causeError, left: 10 * ms, takes: 5 * ms}, token(budget.Transient, false, 10*ms)},
+		{"a budget without propagation sees no deadline", budgetedOnly, retryAsk{cause: causeTimeout, left: -ms, takes: 5 * ms}, token(budget.Timeout, false, budget.NoDeadline)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := retryRule{plan: &rp, policy: tt.policy}
+			if got := r.decide(tt.ask); got != tt.want {
+				t.Errorf("decide(%+v) = %+v, want %+v", tt.ask, got, tt.want)
+			}
+		})
+	}
+	// An exponential backoff with equal jitter: after the second try (one retry made) its
+	// ceiling is 20ms, and the draw 0.5 waits 15ms, which the retry must have left too.
+	grow := retryPlan{max: 2, onTimeout: true, backoff: budget.Exponential{Base: 10 * ms, Multiplier: 2, Jitter: budget.EqualJitter}, jittered: true}
+	for _, tt := range []struct {
+		name string
+		ask  retryAsk
+		want retryVerdict
+	}{
+		{"first retry, u 0", retryAsk{cause: causeTimeout, left: 35 * ms, takes: 5 * ms, u: 0}, retryVerdict{retry: true, backoff: 5 * ms}},
+		{"second retry, u 0.5", retryAsk{cause: causeTimeout, retries: 1, left: 40 * ms, takes: 5 * ms, u: 0.5}, retryVerdict{retry: true, backoff: 15 * ms}},
+		{"second retry, u 0.5, a nanosecond short", retryAsk{cause: causeTimeout, retries: 1, left: 40*ms - 1, takes: 5 * ms, u: 0.5}, retryVerdict{reason: retryDeadline}},
+	} {
+		t.Run("exponential/"+tt.name, func(t *testing.T) {
+			r := retryRule{plan: &grow, policy: propagate}
+			if got := r.decide(tt.ask); got != tt.want {
+				t.Errorf("decide(%+v) = %+v, want %+v", tt.ask, got, tt.want)
+			}
+		})
+	}
+	for c, want := range map[cause]budget.Failure{causeTimeout: budget.Timeout, causeError: budget.Transient, causeOverload: budget.Overload, causeExpired: budget.Canceled, causeNone: budget.Unclassified} {
+		if got := failureOf(c); got != want {
+			t.Errorf("failureOf(%d) = %v, want %v", c, got, want)
 		}
 	}
 }

@@ -264,8 +264,11 @@ type Retries struct {
 	Max int `yaml:"max,omitempty" json:"max,omitempty,omitzero"`
 	// On lists the triggers: timeout, error, overload. Empty means all three.
 	On []string `yaml:"on,omitempty" json:"on,omitempty,omitzero"`
-	// Backoff is the delay before a retry; zero retries at once.
-	Backoff Duration `yaml:"backoff,omitempty" json:"backoff,omitempty,omitzero"`
+	// Backoff is the delay before a retry: a duration for a constant delay (backoff:
+	// 100ms), or a mapping for an exponential one with a cap and jitter (backoff:
+	// {initial: 100ms, multiplier: 2, max: 2s, jitter: full}; see Backoff). Zero retries at
+	// once.
+	Backoff Backoff `yaml:"backoff,omitempty" json:"backoff,omitempty,omitzero"`
 }
 
 // Routers: how a service's router picks an instance for an attempt.
@@ -342,23 +345,13 @@ type Health struct {
 	// cold.startup (at once for a service without one).
 	Restart Duration `yaml:"restart,omitempty" json:"restart,omitempty,omitzero"`
 	// Backoff delays each restart of an instance that keeps failing, as Kubernetes'
-	// CrashLoopBackOff does (action restart only). Zero means none: every restart takes
-	// Restart.
+	// CrashLoopBackOff does (action restart only): as a mapping, Initial before the first
+	// restart, doubling (or growing by Multiplier) with each restart after it up to Max
+	// (zero: 5m), and back to Initial once the process has run for Reset (zero: 10m)
+	// without a restart (Kubernetes: {initial: 10s, max: 5m, reset: 10m}); as a duration,
+	// that delay before every restart. The delay comes before the process starts, so a
+	// restart takes the delay plus Restart. Zero means none: every restart takes Restart.
 	Backoff Backoff `yaml:"backoff,omitempty" json:"backoff,omitempty,omitzero"`
-}
-
-// Backoff is an exponential delay before a restart: Initial before the first restart,
-// doubling with each restart after it up to Max, and back to Initial once the process has
-// run for Reset without a restart (Kubernetes: 10s, 5m, 10m). The delay comes before the
-// process starts, so a restart takes the delay plus Health.Restart.
-type Backoff struct {
-	// Initial is the delay before the first restart, e.g. 10s.
-	Initial Duration `yaml:"initial" json:"initial"`
-	// Max caps the delay. Zero means 5m.
-	Max Duration `yaml:"max,omitempty" json:"max,omitempty,omitzero"`
-	// Reset is how long a process must run without a restart for the delay to start again
-	// from Initial. Zero means 10m.
-	Reset Duration `yaml:"reset,omitempty" json:"reset,omitempty,omitzero"`
 }
 
 // Memory is the heap of one instance as attempts and caches share it: every attempt the
@@ -1077,9 +1070,7 @@ func (v *validator) retries(p string, r Retries) {
 			v.addf(fmt.Sprintf("%s.on[%d]", p, i), "unknown retry trigger %q; expected timeout, error or overload", on)
 		}
 	}
-	if r.Backoff < 0 {
-		v.addf(p+".backoff", "backoff is %s; expected zero or more", r.Backoff)
-	}
+	v.backoff(p+".backoff", r.Backoff, false)
 }
 
 func (v *validator) topology() topoNames {
@@ -1235,19 +1226,10 @@ func (v *validator) health(p string, h Health) {
 	case h.Restart > 0 && h.Action == HealthRemove:
 		v.addf(p+".restart", "restart is %s, but action remove never kills the process; expected restart only with action: restart", h.Restart)
 	}
-	if b := h.Backoff; b != (Backoff{}) {
-		switch {
-		case h.Action == HealthRemove:
-			v.addf(p+".backoff", "backoff is set, but action remove never restarts the process; expected backoff only with action: restart")
-		case b.Initial <= 0:
-			v.addf(p+".backoff.initial", "initial is %s; expected a positive delay before the first restart, e.g. 10s", b.Initial)
-		}
-		if b.Max < 0 || (b.Max > 0 && b.Max < b.Initial) {
-			v.addf(p+".backoff.max", "max is %s; expected zero (5m) or a delay of at least initial (%s), e.g. 5m", b.Max, b.Initial)
-		}
-		if b.Reset < 0 {
-			v.addf(p+".backoff.reset", "reset is %s; expected zero (10m) or more, e.g. 10m", b.Reset)
-		}
+	if h.Backoff != (Backoff{}) && h.Action == HealthRemove {
+		v.addf(p+".backoff", "backoff is set, but action remove never restarts the process; expected backoff only with action: restart")
+	} else {
+		v.backoff(p+".backoff", h.Backoff, true)
 	}
 }
 
@@ -1778,10 +1760,10 @@ func (v *validator) horizon() {
 		}
 		drain = 2 * longest
 		for i, e := range s.Topology.Entries {
-			if e.Timeout < 0 || e.Retries.Backoff < 0 || e.Retries.Max < 0 {
+			if e.Timeout < 0 || e.Retries.Backoff.Initial < 0 || e.Retries.Max < 0 {
 				continue
 			}
-			span := float64(e.Retries.Max+1) * (float64(e.Timeout) + float64(e.Retries.Backoff))
+			span := e.Retries.span(e.Retries.Max+1, e.Timeout)
 			if !floatdur.InRange(d + span) {
 				v.addf(fmt.Sprintf("$.topology.entries[%d].timeout", i), "%d attempts of timeout %s and backoff %s last beyond the clock's range (about 292 years); expected a shorter timeout", e.Retries.Max+1, e.Timeout, e.Retries.Backoff)
 			}
@@ -1808,7 +1790,7 @@ func (v *validator) horizon() {
 	}
 	// A layer's attempts (timeouts and backoffs) may start as late as the end of the drain.
 	attempts := func(p string, timeout Duration, r Retries) {
-		if span := float64(r.Max+1) * (float64(max(timeout, 0)) + float64(max(r.Backoff, 0))); !floatdur.InRange(base + span) {
+		if span := r.span(r.Max+1, timeout); !floatdur.InRange(base + span) {
 			v.addf(p+".timeout", "%d attempts of timeout %s and backoff %s reach beyond the clock's range: the run lasts %s with its drain, and the clock ends at about 292 years; expected a shorter timeout", r.Max+1, timeout, r.Backoff, Duration(floatdur.Trunc(base)))
 		}
 	}

@@ -8,7 +8,8 @@
 // deduplicated by its logical identity, enough of the deadline remains for an
 // attempt to be useful, the tenant is within its share, and a token remains.
 // An explicit overload response is never retried. [Backoff] spreads the
-// retries that are allowed, with full jitter.
+// retries that are allowed, with full jitter; [Exponential], with another
+// growth or jitter.
 //
 // # Which method to call
 //

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"net/http"
 	"slices"
 	"time"
@@ -78,7 +79,7 @@ func (c *client) post(ctx context.Context, path string, p payload, id identity.R
 		if err == nil || n > r.Max || !retryOn(r, err, timedOut) {
 			return err
 		}
-		if d := r.Backoff.Std(); d > 0 {
+		if d := r.Backoff.Exponential().Wait(n, rand.Float64()); d > 0 {
 			t := time.NewTimer(d)
 			select {
 			case <-ctx.Done():

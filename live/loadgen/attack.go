@@ -218,7 +218,7 @@ func defaultDrain(cs []Class) time.Duration {
 			per = 10 * time.Second
 		}
 		n := time.Duration(1 + max(c.Retries.Max, 0))
-		d = max(d, c.Deadline, n*per+(n-1)*c.Retries.Backoff.Std())
+		d = max(d, c.Deadline, n*per+c.Retries.Backoff.Exponential().Total(int(n-1)))
 	}
 	return d
 }
@@ -497,7 +497,7 @@ func (w *worker) do(r Request) {
 		if int(attempts) > c.Retries.Max || !retries(c.Retries, res) {
 			break
 		}
-		if b := c.Retries.Backoff.Std(); b > 0 {
+		if b := c.Retries.Backoff.Exponential().Wait(int(attempts), rand.Float64()); b > 0 {
 			a.clock.Sleep(b)
 		}
 		if a.runCtx.Err() != nil {

@@ -226,7 +226,7 @@ func testOutcomes(t *testing.T, o Options) {
 func TestAttackRetries(t *testing.T) {
 	tg := newTarget(t)
 	cs := []Class{
-		{Name: "flaky", Share: .5, Deadline: time.Second, Path: "/flaky", Retries: scenario.Retries{Max: 2, On: []string{scenario.RetryOnOverload}, Backoff: scenario.Duration(time.Millisecond)}},
+		{Name: "flaky", Share: .5, Deadline: time.Second, Path: "/flaky", Retries: scenario.Retries{Max: 2, On: []string{scenario.RetryOnOverload}, Backoff: scenario.Backoff{Initial: scenario.Duration(time.Millisecond), Multiplier: 1}}},
 		{Name: "no-retry", Share: .5, Deadline: time.Second, Path: "/unavailable", Retries: scenario.Retries{Max: 2, On: []string{scenario.RetryOnTimeout}}},
 	}
 	res := attack(t, tg.URL, uniform(200), 500*time.Millisecond, cs, Options{})
