@@ -485,7 +485,7 @@ func (c *Controller) Admit(now time.Time, r Request) Decision {
 		d = Decision{Reason: ReasonClassClosed, RetryAfter: c.cfg.RetryAfter}
 	default:
 		c.ask(cl, at)
-		d = c.claim(cl, at)
+		d = c.claim(cl, c.ceilingAt(cl, at))
 	}
 	if d.Admitted {
 		c.admitted[stripe.Of()].n[cl].Add(1)
@@ -528,16 +528,14 @@ func (c *Controller) ceilingAt(cl Class, now int64) int64 {
 	return c.lend[cl][a].Load()
 }
 
-// claim takes an in-flight slot for class cl at now (on the clock) if the
-// limit and the class's ceiling leave one.
-func (c *Controller) claim(cl Class, now int64) Decision {
+// claim takes an in-flight slot for class cl if the limit and the class's
+// ceiling ceil leave one.
+func (c *Controller) claim(cl Class, ceil int64) Decision {
 	for {
 		// Read for ownership (a locked add of zero): admitting, the
 		// compare-and-swap below then finds the line in this core's cache
 		// instead of fetching it a second time. (A refusal writes the line
-		// too, as taking a lock did.) The ceiling reads the in-flight counts
-		// by class on the same line, so it is computed after the line is
-		// this core's, not before (which would fetch it shared first).
+		// too, as taking a lock did.)
 		n := c.slots.inFlight.Add(0)
 		if n < 0 {
 			runtime.Gosched() // a Done without an admission is undoing its decrement
@@ -546,7 +544,7 @@ func (c *Controller) claim(cl Class, now int64) Decision {
 		switch {
 		case n >= c.limit.Load():
 			return Decision{Reason: ReasonLimit, RetryAfter: c.cfg.RetryAfter}
-		case n >= c.ceilingAt(cl, now):
+		case n >= ceil:
 			return Decision{Reason: ReasonReserved, RetryAfter: c.cfg.RetryAfter}
 		}
 		if c.slots.inFlight.CompareAndSwap(n, n+1) {
