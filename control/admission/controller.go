@@ -331,18 +331,25 @@ type refused struct {
 	_ [64 - 8*NumReasons]byte
 }
 
-// acc accumulates one stripe of the samples of one window. Done adds a
-// sample between incrementing and decrementing active, after checking that
-// the window is still current; the call that closes the window moves win on
-// first and then waits for every stripe's active to fall to zero, so every
-// sample counts wholly in one window, and in the window that was current
-// when Done checked.
+// acc accumulates one stripe of the samples of one window. Done enters it
+// by incrementing entered, checks that the window is still current (and if
+// not, leaves by decrementing entered and tries the next one), adds the
+// sample's sums and leaves by incrementing n, the count of samples added:
+// three atomic adds, the last of which both counts the sample and says the
+// call is done with the stripe. entered and n only ever grow (but for that
+// undone entry), so a Done is inside exactly while entered > n. The call
+// that closes the window moves win on first and then waits for every
+// stripe's n to catch up with entered, so every sample counts wholly in one
+// window, and in the window that was current when Done checked. The
+// window's samples are n less drained, the n of the window's last close.
 type acc struct {
-	active           atomic.Int64 // Done calls adding a sample right now
-	n, bad           atomic.Int64 // samples; overloaded ones (dropped or failed slowly)
+	entered          atomic.Int64 // Done calls that entered the stripe (less those that left it unused)
+	n                atomic.Int64 // samples added, ever; each leaves the stripe
+	drained          atomic.Int64 // n when the stripe was last drained; written with mu held
+	bad              atomic.Int64 // overloaded samples (dropped or failed slowly)
 	sumQueue, sumLat atomic.Int64
 	minLat           atomic.Int64 // of answered samples; MaxInt64 before the window's first
-	_                [16]byte
+	_                [8]byte
 }
 
 // overloaded reports whether s is an overload signal when a failure slower
@@ -368,13 +375,28 @@ func (a *acc) add(s Sample, slow int64) {
 	if overloaded(s, slow) {
 		a.bad.Add(1)
 	}
-	a.n.Add(1)
+	a.n.Add(1) // last: the sample is wholly added
 }
 
+// busy reports whether a Done is adding a sample to the stripe: n is read
+// before entered, so equal readings mean no call was inside when entered was
+// read (n ≤ entered at every instant, and both only grow between the two
+// reads but for an entry undone).
+func (a *acc) busy() bool {
+	n := a.n.Load()
+	return a.entered.Load() != n
+}
+
+// samples returns the number of samples added since the stripe was last
+// drained.
+func (a *acc) samples() int64 { return a.n.Load() - a.drained.Load() }
+
 // drain adds to w the samples of a stripe no Done is adding to any more,
-// and empties it for reuse.
+// and empties it for reuse. c.mu held.
 func (a *acc) drain(w *closedWindow) {
-	w.n += a.n.Swap(0)
+	n := a.n.Load()
+	w.n += n - a.drained.Load()
+	a.drained.Store(n)
 	w.bad += a.bad.Swap(0)
 	w.sumQueue += time.Duration(a.sumQueue.Swap(0))
 	w.sumLat += time.Duration(a.sumLat.Swap(0))
@@ -558,13 +580,12 @@ func (c *Controller) Done(now time.Time, s Sample) {
 	for {
 		w := c.win.Load()
 		a := &c.accs[w&1][i]
-		a.active.Add(1)
+		a.entered.Add(1)
 		if c.win.Load() == w {
-			a.add(s, slow)
-			a.active.Add(-1)
+			a.add(s, slow) // and leaves the stripe
 			break
 		}
-		a.active.Add(-1) // the window closed meanwhile: add to the next one
+		a.entered.Add(-1) // the window closed meanwhile: add to the next one
 	}
 	c.tick(now)
 }
@@ -594,7 +615,7 @@ func (c *Controller) due(now int64) bool {
 		var n int64
 		cur := &c.accs[c.win.Load()&1]
 		for i := range cur {
-			n += cur[i].n.Load()
+			n += cur[i].samples()
 		}
 		if n >= int64(c.cfg.WindowSamples) {
 			return true
@@ -630,7 +651,7 @@ func (c *Controller) tickLocked(t time.Time) int64 {
 	c.win.Store(w + 1) // from here on Done adds to the other accumulators
 	cw := closedWindow{minLat: math.MaxInt64}
 	for i := range closing {
-		for closing[i].active.Load() != 0 {
+		for closing[i].busy() {
 			runtime.Gosched() // a Done is adding to the closing window
 		}
 		closing[i].drain(&cw)

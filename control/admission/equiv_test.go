@@ -253,6 +253,22 @@ func TestConcurrentInvariants(t *testing.T) {
 		if st.Windows == 0 || st.Rejected() == 0 {
 			t.Errorf("%+v: %+v; the run should close windows and refuse some requests", cfg, st)
 		}
+		// Every sample was added wholly, to one stripe of one window: no
+		// stripe is left with a Done inside it, and the stripes' counts of
+		// samples added add up to the releases.
+		var samples int64
+		for w := range c.accs {
+			for i := range c.accs[w] {
+				a := &c.accs[w][i]
+				if a.busy() {
+					t.Errorf("%+v: window %d stripe %d: %d entered, %d samples added", cfg, w, i, a.entered.Load(), a.n.Load())
+				}
+				samples += a.n.Load()
+			}
+		}
+		if samples != dones.Load() {
+			t.Errorf("%+v: the stripes added %d samples; %d releases", cfg, samples, dones.Load())
+		}
 		if st.Adaptive < float64(cfg.withDefaults().Min) || st.Adaptive > float64(cfg.withDefaults().Max) {
 			t.Errorf("%+v: adaptive limit %v outside [Min, Max]", cfg, st.Adaptive)
 		}
@@ -405,5 +421,57 @@ func TestConcurrentUnmatchedDone(t *testing.T) {
 		if n < 0 {
 			t.Errorf("ByClass[%v] = %d", Class(cl), n)
 		}
+	}
+}
+
+// TestCloseWaitsForSampleInside checks the stripes' entry protocol at fixed
+// instants: a stripe with a Done inside it (entered, its sample not yet
+// wholly added) is busy, and the call that closes the window waits for that
+// Done to leave before it drains the stripe, so the closed window counts the
+// sample wholly: with the wait removed the close drains the stripe at once
+// and the sample lands in a window already closed.
+func TestCloseWaitsForSampleInside(t *testing.T) {
+	c := mustNew(t, Config{Max: 100, Window: time.Second})
+	c.Admit(t0, Request{Class: Standard})
+	c.Done(t0, Sample{Class: Standard, Latency: time.Millisecond}) // starts the first window
+	w := c.win.Load()
+	a := &c.accs[w&1][0]
+	if a.busy() {
+		t.Fatal("an idle stripe is busy")
+	}
+	a.entered.Add(1) // a Done inside the stripe, before adding its sample
+	if !a.busy() {
+		t.Fatal("a stripe with a Done inside is not busy")
+	}
+	closed := make(chan struct{})
+	go func() {
+		c.tick(t0.Add(2 * time.Second)) // closes the window: must wait for the Done
+		close(closed)
+	}()
+	for c.win.Load() == w {
+		runtime.Gosched() // until the closer has moved the window on
+	}
+	for range 1000 {
+		runtime.Gosched()
+		select {
+		case <-closed:
+			t.Fatal("the window closed while a Done was inside one of its stripes")
+		default:
+		}
+	}
+	a.add(Sample{Class: Standard, Latency: 2 * time.Millisecond}, c.slow.Load()) // the Done leaves
+	<-closed
+	if a.busy() || a.samples() != 0 {
+		t.Errorf("after the close: stripe busy %v, %d samples not drained", a.busy(), a.samples())
+	}
+	var n int64
+	for i := range c.accs[w&1] {
+		n += c.accs[w&1][i].drained.Load()
+	}
+	if n != 2 {
+		t.Errorf("the closed window drained %d samples, want 2 (the Done's and the one inside)", n)
+	}
+	if st := c.Stats(); st.Windows != 1 {
+		t.Errorf("%d windows evaluated, want 1", st.Windows)
 	}
 }

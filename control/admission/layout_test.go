@@ -25,3 +25,26 @@ func TestLayout(t *testing.T) {
 		}
 	}
 }
+
+// TestAlignment checks what TestLayout's sizes are for: the objects Admit and
+// Done write start on a cache line of their own, so no two of them, and no
+// object another goroutine writes, share a line.
+func TestAlignment(t *testing.T) {
+	for range 8 { // a few controllers, so the allocator places some mid-span
+		c := mustNew(t, Config{})
+		for _, p := range []struct {
+			name string
+			addr uintptr
+		}{
+			{"slots", uintptr(unsafe.Pointer(c.slots))},
+			{"admitted", uintptr(unsafe.Pointer(c.admitted))},
+			{"refused", uintptr(unsafe.Pointer(c.refused))},
+			{"demand", uintptr(unsafe.Pointer(c.demand))},
+			{"accs", uintptr(unsafe.Pointer(c.accs))},
+		} {
+			if p.addr%64 != 0 {
+				t.Errorf("%s at %#x, not on a 64-byte boundary", p.name, p.addr)
+			}
+		}
+	}
+}

@@ -25,6 +25,24 @@ func TestLayout(t *testing.T) {
 	}
 }
 
+// TestAlignment checks what TestLayout's sizes are for: the stripes and each
+// generation start on cache lines of their own.
+func TestAlignment(t *testing.T) {
+	for range 8 { // a few breakers and generations, so the allocator places some mid-span
+		b, err := New(Config{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.ForceOpen(time.Unix(0, 0)) // a generation allocated after New's
+		if p := uintptr(unsafe.Pointer(b.gen.Load())); p%64 != 0 {
+			t.Errorf("generation at %#x, not on a 64-byte boundary", p)
+		}
+		if p := uintptr(unsafe.Pointer(b.cells)); p%64 != 0 {
+			t.Errorf("cells at %#x, not on a 64-byte boundary", p)
+		}
+	}
+}
+
 // TestSinceEpoch checks the breaker's subtraction against nanotime.Sub and
 // time.Time.Sub, for epochs with and without a monotonic clock reading, near
 // each other and at the extremes. Only whether an instant carries a
