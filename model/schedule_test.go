@@ -189,3 +189,38 @@ func TestScheduleDeterministic(t *testing.T) {
 		t.Error("two runs with the same seed differ")
 	}
 }
+
+// TestEstimateCountsClients: the estimate counts a ramp by its integral, a burst by its
+// arrivals, a class's own schedule, and users at the most they can send, and bounds what
+// the replay offers.
+func TestEstimateCountsClients(t *testing.T) {
+	sc := scheduleScenario(t, "  schedule: [{at: 0s, rate: 0/s, ramp_to: 1000/s}, {at: 5s, burst: 500}]\n  users: [{name: u, count: 200, class: b, think: {constant: 1s}}]",
+		"  - {name: b, entry: e1, deadline: 1s, schedule: [{at: 0s, rate: 100/s}], stages: [{name: w, work: {constant: 1ms}}]}")
+	c, err := Estimate(sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 10,000 from the ramp and 500 from the burst for a; 2,000 from b's schedule and
+	// 200 users × 20 s / 1 s for b.
+	for _, tc := range []struct {
+		name      string
+		got, mean float64
+	}{
+		{"requests", float64(c.Requests), 16500},
+		{"class a", float64(c.ByClass[0]), 10500},
+		{"class b", float64(c.ByClass[1]), 6000},
+	} {
+		if lo, hi := tc.mean, tc.mean+6*math.Sqrt(tc.mean)+2; tc.got < lo || tc.got > hi {
+			t.Errorf("%s: %v; want in [%v, %.0f]", tc.name, tc.got, lo, hi)
+		}
+	}
+	if want := 1000.0 + 500 + 100 + 200; math.Abs(c.PeakRate-want) > 1 {
+		t.Errorf("peak rate %v; want %v", c.PeakRate, want)
+	}
+	pk := runScenario(t, sc, 2)
+	for _, a := range pk.Arms {
+		if a.Totals.Offered > c.Requests {
+			t.Errorf("%s offered %d, above the estimate's %d", a.Name, a.Totals.Offered, c.Requests)
+		}
+	}
+}
