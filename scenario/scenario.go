@@ -103,8 +103,9 @@ type Traffic struct {
 }
 
 // RateStep is one step of an offered-load schedule: a rate step (rate, with an optional
-// ramp_to) or a burst step (burst, with an optional within), e.g. {at: 0s, rate: 300/s,
-// ramp_to: 900/s}, {at: 5m, burst: 2000} or {at: 5m, burst: 2000, within: 10s}.
+// ramp_to) or a burst step (burst, with an optional within). For example a ramp from 300/s
+// to 900/s is {at: 0s, rate: 300/s, ramp_to: 900/s}, and 2000 arrivals at 5m are
+// {at: 5m, burst: 2000}.
 type RateStep struct {
 	// At is when the step begins, from the start of the run.
 	At Duration `yaml:"at" json:"at"`
