@@ -1,7 +1,6 @@
 package model
 
 import (
-	"math/rand/v2"
 	"time"
 
 	"github.com/goodput-lab/goodput/control/queue"
@@ -33,6 +32,9 @@ const (
 	evProbeTimeout // ID: instance and its probe number
 	evKill         // ID: instance and its life
 	evAction       // ID: index into the arm's action steps
+	evBurst        // ID: burstID
+	evUserSend     // ID: userID
+	evUserAbandon  // ID: userID
 )
 
 // tickStats are counters reset every tick: the controller's and the alerts' signals.
@@ -55,12 +57,12 @@ type arm struct {
 	s    *sim.Sim
 	rec  *packet.Recorder
 
-	arrivals, classes *rand.Rand
-	arrTimer          sim.Timer
-	nextID            int64
-	stopped           bool
-	shift             float64
-	shifts            []int
+	srcs    []sourceRT // the open-loop sources (arrival.go): load.schedule's, then the classes' own
+	users   *usersRT   // the closed-loop users (users.go); nil without
+	nextID  int64
+	stopped bool
+	shift   float64
+	shifts  []int
 
 	sl    slabs
 	svcs  []svcRT
@@ -169,9 +171,9 @@ func (a *arm) Handle(_ *sim.Sim, e sim.Event) {
 	id := e.ID
 	switch e.Kind {
 	case evArrival:
-		a.arrival()
+		a.arrivalFrom(int(id))
 	case evRateChange:
-		a.rescheduleArrival()
+		a.rateChange(id)
 	case evEntryTimeout:
 		a.entryTimeout(id)
 	case evEntryRetry:
@@ -208,5 +210,11 @@ func (a *arm) Handle(_ *sim.Sim, e sim.Event) {
 		a.kill(id)
 	case evAction:
 		a.action(int(id))
+	case evBurst:
+		a.burst(id)
+	case evUserSend:
+		a.userSend(id)
+	case evUserAbandon:
+		a.userAbandon(id)
 	}
 }

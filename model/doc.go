@@ -12,8 +12,10 @@
 //
 // # Mechanisms
 //
-//   - Open-loop arrivals (Poisson or uniform) follow the rate schedule; a request's latency
-//     is measured from its intended send time.
+//   - Open-loop arrivals (Poisson or uniform) follow the rate schedules (load.schedule's,
+//     drawn among the classes by their shares, and each class's own), constant or ramping,
+//     with bursts beside them; a request's latency is measured from its intended send time.
+//     Closed-loop users send a request, wait for its answer and think before the next.
 //   - An entry sends a logical request as attempts, each with its own timeout. A retry is a
 //     new attempt; without cancellation the earlier attempt keeps running (an orphan).
 //   - A router picks an instance; the instance queues the attempt (count-bounded FIFO, or
@@ -73,7 +75,9 @@
 // per-request draw (a work time, a dependency's service time, an error, a routing choice)
 // is a hash of the seed, a purpose name ("payment-risk/service") and the logical request,
 // attempt, stage and try it is for. Both arms therefore draw the same number for the same
-// thing however differently their runs unfold.
+// thing however differently their runs unfold. Closed-loop users are the exception: their
+// think draws are keyed by user and request number, but each arm answers them at its own
+// pace, so arms with users do not share offered load.
 //
 // # A short program
 //

@@ -20,7 +20,9 @@ type Cost struct {
 	// Arms is the number of arms; they run at the same time, each on its own goroutine.
 	Arms int
 	// Requests is the logical requests an arm is offered: the integral of the rate
-	// schedule over the clock, with the shift faults' multipliers, plus six standard
+	// schedules (load.schedule's and the classes' own, ramps included) over the clock,
+	// with the shift faults' multipliers, plus every burst's arrivals and the users at
+	// the most they can send (one request a mean think time each), plus six standard
 	// deviations of a Poisson count (a draw above it has a chance below 1e-9).
 	Requests int64
 	// ByClass is Requests by class, in the scenario's order (each with its own margin, so
@@ -114,13 +116,15 @@ func Estimate(sc *scenario.Scenario) (Cost, error) {
 	}
 	c := Cost{Arms: len(sc.Arms), BytesPerRequest: bytesPerRequest()}
 	mean, peak := p.offered()
-	c.PeakRate = peak
-	c.Requests = poissonBound(mean)
-	perReq := 0.0 // typical events per request, by share
+	own, ownPeak := p.ownOffered()
+	c.PeakRate = peak + ownPeak
+	c.Requests = poissonBound(mean + sum(own))
+	perReq := 0.0    // typical events per request of load.schedule's, by share
+	ownEvents := 0.0 // typical events of the other load
 	var maxEvents, attempts float64
 	for i, cl := range p.classes {
 		share := p.share(i)
-		n := poissonBound(mean * share)
+		n := poissonBound(mean*share + own[i])
 		c.ByClass = append(c.ByClass, n)
 		ep := &p.entries[cl.entry]
 		tries := float64(1 + ep.retries.max)
@@ -140,12 +144,13 @@ func Estimate(sc *scenario.Scenario) (Cost, error) {
 			}
 		}
 		perReq += share * typical
+		ownEvents += own[i] * typical
 		attempts += float64(n) * tries * (2 + calls)
 		maxEvents += float64(n) * (3 + tries*perAttempt) // arrival, deadline, reserve
 	}
 	fixed := p.fixedEvents()
 	c.Attempts = ceil64(attempts)
-	c.Events = ceil64(perReq*mean + fixed)
+	c.Events = ceil64(perReq*mean + ownEvents + fixed)
 	c.EventsMax = ceil64(maxEvents + fixed)
 
 	whole := p.duration + p.drain
@@ -154,8 +159,8 @@ func Estimate(sc *scenario.Scenario) (Cost, error) {
 		inflight := float64(c.Requests)
 		if life < whole {
 			c.Lifetime = max(c.Lifetime, life)
-			if orphans, ok := p.orphans(peak); ok {
-				inflight = math.Min(inflight, float64(poissonBound(peak*life.Seconds()))+orphans)
+			if orphans, ok := p.orphans(c.PeakRate); ok {
+				inflight = math.Min(inflight, float64(poissonBound(c.PeakRate*life.Seconds()))+orphans)
 			}
 		} else {
 			c.Lifetime = whole
@@ -166,11 +171,15 @@ func Estimate(sc *scenario.Scenario) (Cost, error) {
 	return c, nil
 }
 
-// offered returns the expected requests offered over the clock and the peak rate: the
-// schedule's steps and the shift faults' multipliers, integrated piece by piece.
-func (p *plan) offered() (mean, peak float64) {
+// offered returns the expected requests load.schedule offers over the clock and its peak
+// rate: its steps (constant or ramping) and the shift faults' multipliers, integrated
+// piece by piece.
+func (p *plan) offered() (mean, peak float64) { return p.srcOffered(&p.srcs[0]) }
+
+// srcOffered is offered for source sp, its bursts left out.
+func (p *plan) srcOffered(sp *sourcePlan) (mean, peak float64) {
 	cuts := []time.Duration{0, p.duration}
-	for _, st := range p.schedule {
+	for _, st := range sp.steps {
 		cuts = append(cuts, st.at)
 	}
 	for _, f := range p.faults {
@@ -184,7 +193,18 @@ func (p *plan) offered() (mean, peak float64) {
 		if to <= from {
 			continue
 		}
-		r := p.rateAt(from)
+		factor := 1.0
+		for _, f := range p.faults {
+			if f.kind == faultShift && f.at <= from && (f.end == 0 || f.end > from) {
+				factor *= f.factor
+			}
+		}
+		if st := sp.step(from); st != nil && st.slope != 0 {
+			mean += sp.mean(from, to) * factor
+			peak = max(peak, max(sp.rateAt(from), sp.rateAt(to-1))*factor)
+			continue
+		}
+		r := sp.rateAt(from)
 		for _, f := range p.faults {
 			if f.kind == faultShift && f.at <= from && (f.end == 0 || f.end > from) {
 				r *= f.factor
@@ -194,6 +214,47 @@ func (p *plan) offered() (mean, peak float64) {
 		peak = max(peak, r)
 	}
 	return mean, peak
+}
+
+// ownOffered returns, by class, the expected requests of the load besides load.schedule's
+// rates, and its peak rate: the classes' own schedules, every source's bursts (load.
+// schedule's by the shares; as a rate, a burst's arrivals over its within, at least 1s),
+// and the users at the most they can send, one request a mean think time each (answers
+// taking no time).
+func (p *plan) ownOffered() (own []float64, peak float64) {
+	own = make([]float64, len(p.classes))
+	for k := range p.srcs {
+		sp := &p.srcs[k]
+		if k > 0 {
+			m, pk := p.srcOffered(sp)
+			own[sp.class] += m
+			peak += pk
+		}
+		for _, b := range sp.bursts {
+			if sp.class >= 0 {
+				own[sp.class] += float64(b.n)
+			} else {
+				for i := range p.classes {
+					own[i] += float64(b.n) * p.share(i)
+				}
+			}
+			peak += float64(b.n) / max(b.within.Seconds(), 1)
+		}
+	}
+	for _, u := range p.users {
+		r := float64(u.count) / u.thinkMean.Seconds()
+		own[u.class] += r * p.duration.Seconds()
+		peak += r
+	}
+	return own, peak
+}
+
+func sum(xs []float64) float64 {
+	s := 0.0
+	for _, x := range xs {
+		s += x
+	}
+	return s
 }
 
 // share is class i's share of the offered load.
@@ -279,6 +340,9 @@ func (p *plan) orphans(peak float64) (float64, bool) {
 // changes.
 func (p *plan) fixedEvents() float64 {
 	n := float64(p.duration/p.tick) + 1 + 2*float64(len(p.faults)) + float64(len(p.schedule))
+	for _, sp := range p.srcs[1:] {
+		n += float64(len(sp.steps))
+	}
 	insts := 0
 	for _, s := range p.services {
 		insts += s.instances

@@ -74,6 +74,9 @@ func FuzzReplay(f *testing.F) {
 	for _, in := range actionSeeds {
 		f.Add(in)
 	}
+	for _, in := range clientSeeds {
+		f.Add(in)
+	}
 	f.Add([]byte{0, 5, 1, 20, 60, 10, 2, 6, 0, 1, 1, 0, 12, 0, 0, 10, 0, 1, 4, 1, 1})
 	f.Add([]byte{0, 4, 2, 3, 8, 10, 6, 0, 0, 3, 9, 0, 2, 100, 14, 1, 40, 20, 16, 0, 5, 1})
 	f.Fuzz(func(t *testing.T, in []byte) {
@@ -357,7 +360,7 @@ func mutate(sc *scenario.Scenario, z *fuzzBytes) {
 	t := &sc.Topology
 	pick := func(n int) int { return z.intn(max(n, 1)) }
 	ms := time.Millisecond
-	switch z.intn(21) {
+	switch z.intn(22) {
 	case 0: // a rate
 		sc.Load.Schedule[pick(len(sc.Load.Schedule))].Rate = scenario.Rate(z.between(0, 300))
 	case 1: // a rate step
@@ -420,9 +423,7 @@ func mutate(sc *scenario.Scenario, z *fuzzBytes) {
 			Idempotent: z.bool(),
 			Stages:     []scenario.Stage{{Name: "w", Work: scenario.Dist{Mean: z.dur(ms/10, 10*ms)}}},
 		})
-		for i := range sc.Classes {
-			sc.Classes[i].Share = scenario.Fraction(1 / float64(len(sc.Classes)))
-		}
+		shareEvenly(sc)
 	case 8: // an entry
 		t.Entries = append(t.Entries, scenario.Entry{Name: fmt.Sprintf("e%d", len(t.Entries)), Target: t.Services[pick(len(t.Services))].Name, Timeout: z.dur(0, 500*ms), Retries: retries(z)})
 		sc.Classes[pick(len(sc.Classes))].Entry = t.Entries[len(t.Entries)-1].Name
@@ -528,6 +529,8 @@ func mutate(sc *scenario.Scenario, z *fuzzBytes) {
 		}
 	case 20: // an action
 		addAction(sc, z)
+	case 21: // a ramp, a burst, a class's own schedule or closed-loop users
+		addClients(sc, z)
 	default: // an objective and an alert
 		ms100 := scenario.Bound{Value: float64(z.between(1, 1000)), Unit: scenario.UnitDuration}
 		ms100.Value *= float64(ms)
@@ -751,4 +754,130 @@ func policy(sc *scenario.Scenario, z *fuzzBytes) scenario.Policy {
 		p.Readiness = scenario.ReadyWarm
 	}
 	return p
+}
+
+// shareEvenly gives the classes that draw from load.schedule (those without a schedule of
+// their own) equal shares.
+func shareEvenly(sc *scenario.Scenario) {
+	n := 0
+	for _, c := range sc.Classes {
+		if len(c.Schedule) == 0 {
+			n++
+		}
+	}
+	for i := range sc.Classes {
+		if len(sc.Classes[i].Schedule) == 0 {
+			sc.Classes[i].Share = scenario.Fraction(1 / float64(n))
+		}
+	}
+}
+
+// addClients adds one of the client-population mechanisms: a ramp on a rate step of
+// load.schedule, a burst, a class's own schedule (with a ramp or a burst), or a
+// population of closed-loop users.
+func addClients(sc *scenario.Scenario, z *fuzzBytes) {
+	ms := time.Millisecond
+	end := sc.Clock.Duration.Std()
+	burst := func() scenario.RateStep {
+		at := z.dur(0, end-ms)
+		st := scenario.RateStep{At: at, Burst: z.between(1, 200)}
+		if z.bool() {
+			st.Within = z.dur(0, end-at.Std())
+		}
+		return st
+	}
+	sortSteps := func(steps []scenario.RateStep) {
+		slices.SortStableFunc(steps, func(a, b scenario.RateStep) int { return int(a.At - b.At) })
+	}
+	switch z.intn(4) {
+	case 0: // a ramp
+		if len(sc.Load.Schedule) == 0 {
+			return
+		}
+		st := &sc.Load.Schedule[z.intn(len(sc.Load.Schedule))]
+		if !st.IsBurst() {
+			r := scenario.Rate(z.between(0, 300))
+			st.RampTo = &r
+		}
+	case 1: // a burst
+		if len(sc.Load.Schedule) == 0 {
+			return
+		}
+		sc.Load.Schedule = append(sc.Load.Schedule, burst())
+		sortSteps(sc.Load.Schedule)
+	case 2: // a class's own schedule
+		c := &sc.Classes[z.intn(len(sc.Classes))]
+		if len(c.Schedule) > 0 {
+			return
+		}
+		others := 0
+		for _, o := range sc.Classes {
+			if len(o.Schedule) == 0 {
+				others++
+			}
+		}
+		if others < 2 && len(sc.Load.Schedule) > 0 {
+			return // load.schedule needs a class to draw from it
+		}
+		c.Schedule = []scenario.RateStep{{Rate: scenario.Rate(z.between(1, 150))}}
+		if z.bool() {
+			r := scenario.Rate(z.between(0, 150))
+			c.Schedule[0].RampTo = &r
+		}
+		if z.bool() {
+			c.Schedule = append(c.Schedule, burst())
+			sortSteps(c.Schedule)
+		}
+		c.Share = 0
+		shareEvenly(sc)
+	default: // closed-loop users
+		u := scenario.Users{
+			Name:  fmt.Sprintf("u%d", len(sc.Load.Users)),
+			Count: z.between(1, 20),
+			Class: sc.Classes[z.intn(len(sc.Classes))].Name,
+			Think: scenario.Dist{Mean: z.dur(10*ms, time.Second)},
+		}
+		if z.bool() {
+			u.AbandonAfter = z.dur(0, time.Second)
+		}
+		sc.Load.Users = append(sc.Load.Users, u)
+	}
+}
+
+// clientSeeds each add one client mechanism to the minimal scenario (after its first byte,
+// the base): a ramp, a burst, a class's own schedule (after a class more), and users.
+var clientSeeds = [][]byte{
+	{0, 21, 0, 150},
+	{0, 21, 1, 128, 100, 1, 128},
+	{0, 7, 100, 0, 0, 100, 21, 2, 1, 50, 1, 80, 1, 128, 30, 0},
+	{0, 21, 3, 9, 100, 1, 100},
+}
+
+// TestFuzzAddsClients: the client seeds add what they say, and the result replays within
+// its estimate.
+func TestFuzzAddsClients(t *testing.T) {
+	added := []func(*scenario.Scenario) bool{
+		func(sc *scenario.Scenario) bool { return sc.Load.Schedule[0].RampTo != nil },
+		func(sc *scenario.Scenario) bool {
+			return slices.ContainsFunc(sc.Load.Schedule, scenario.RateStep.IsBurst)
+		},
+		func(sc *scenario.Scenario) bool { return len(sc.Classes) == 2 && len(sc.Classes[1].Schedule) == 2 },
+		func(sc *scenario.Scenario) bool { return len(sc.Load.Users) == 1 && sc.Load.Users[0].AbandonAfter > 0 },
+	}
+	for i, in := range clientSeeds {
+		sc := minimalScenario()
+		z := &fuzzBytes{b: in[1:]}
+		for len(z.b) > 0 {
+			mutate(sc, z)
+		}
+		if !added[i](sc) {
+			t.Errorf("seed %d does not add its mechanism", i)
+			continue
+		}
+		if err := sc.Validate(); err != nil {
+			t.Errorf("seed %d: %v", i, err)
+			continue
+		}
+		checkReplay(t, sc, 1)
+	}
 }

@@ -29,7 +29,10 @@ type plan struct {
 	drain        time.Duration
 	lifetime     time.Duration // the longest a request's work is expected to run
 	poisson      bool
-	schedule     []rateStep
+	schedule     []rateStep   // load.schedule's rate steps: srcs[0].steps
+	srcs         []sourcePlan // the open-loop sources: load.schedule's, then the classes' own (schedule.go)
+	users        []userPlan   // the closed-loop populations (users.go)
+	nUsers       int          // their users in all
 
 	classes  []classPlan
 	entries  []entryPlan
@@ -47,11 +50,6 @@ type plan struct {
 	classNames []string
 	maxWorkers int  // workers of every instance the run can have: start plus scale-outs
 	limited    bool // some entry has a rate limit
-}
-
-type rateStep struct {
-	at   time.Duration
-	rate float64 // per second
 }
 
 type classPlan struct {
@@ -222,9 +220,8 @@ func compile(sc *scenario.Scenario) (*plan, error) {
 		p.tick = time.Second
 	}
 	p.failoverPurp = p.purpose("load/failover")
-	for _, st := range sc.Load.Schedule {
-		p.schedule = append(p.schedule, rateStep{at: st.At.Std(), rate: st.Rate.PerSecond()})
-	}
+	p.srcs = []sourcePlan{compileSchedule(sc.Load.Schedule, p.duration, -1, "arrivals")}
+	p.schedule = p.srcs[0].steps
 
 	depIdx := map[string]int{}
 	for i, d := range sc.Topology.Dependencies {
@@ -325,8 +322,14 @@ func compile(sc *scenario.Scenario) (*plan, error) {
 
 	var cum float64
 	var longest time.Duration
-	for _, c := range sc.Classes {
-		cum += float64(c.Share)
+	shared := 0 // the last class drawn by the shares
+	for ci, c := range sc.Classes {
+		if len(c.Schedule) > 0 {
+			p.srcs = append(p.srcs, compileSchedule(c.Schedule, p.duration, ci, "arrivals/"+c.Name))
+		} else {
+			cum += float64(c.Share)
+			shared = ci
+		}
 		cp := classPlan{
 			name:       c.Name,
 			cum:        cum,
@@ -375,9 +378,12 @@ func compile(sc *scenario.Scenario) (*plan, error) {
 		p.classes = append(p.classes, cp)
 		p.classNames = append(p.classNames, c.Name)
 	}
-	if n := len(p.classes); n > 0 {
-		p.classes[n-1].cum = 1 // absorb rounding in the shares
+	if len(p.classes) > 0 {
+		for i := shared; i < len(p.classes); i++ {
+			p.classes[i].cum = 1 // absorb rounding in the shares
+		}
 	}
+	p.compileUsers(sc.Load.Users)
 
 	for _, f := range sc.Faults {
 		fp := faultPlan{at: f.At.Std(), note: f.Note}
@@ -496,18 +502,6 @@ func objectiveSpec(o scenario.Objective) packet.ObjectiveSpec {
 		s.From, s.To = o.Window.From.Std(), o.Window.To.Std()
 	}
 	return s
-}
-
-// rateAt is the scheduled logical rate at t (before shifts).
-func (p *plan) rateAt(t time.Duration) float64 {
-	r := 0.0
-	for _, st := range p.schedule {
-		if st.at > t {
-			break
-		}
-		r = st.rate
-	}
-	return r
 }
 
 // dist is a scenario.Dist compiled for sampling without allocating.

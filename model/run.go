@@ -230,15 +230,14 @@ func newArm(p *plan, sc *scenario.Scenario, ad scenario.Arm, seed uint64) (*arm,
 	}
 	streams := sim.NewStreams(seed)
 	a := &arm{
-		p:        p,
-		name:     ad.Name,
-		pol:      pol,
-		s:        s,
-		arrivals: streams.Stream("arrivals"),
-		classes:  streams.Stream("class"),
-		shift:    1,
-		al:       newAlertRT(p),
-		tk:       tickStats{slack: newSignalHist()},
+		p:     p,
+		name:  ad.Name,
+		pol:   pol,
+		s:     s,
+		srcs:  newSources(p, streams),
+		shift: 1,
+		al:    newAlertRT(p),
+		tk:    tickStats{slack: newSignalHist()},
 	}
 	a.dropFn = a.dropped
 	if p.limited {
@@ -379,11 +378,7 @@ func (a *arm) overBudget() error {
 // and the first arrival.
 func (a *arm) begin() {
 	p := a.p
-	for i, st := range p.schedule {
-		if st.at > 0 && st.at < p.duration {
-			a.s.ScheduleAt(st.at, a, evRateChange, int64(i))
-		}
-	}
+	a.beginSources()
 	for i, f := range p.faults {
 		if f.at < p.duration {
 			a.s.ScheduleAt(f.at, a, evFaultStart, int64(i))
@@ -400,7 +395,7 @@ func (a *arm) begin() {
 		}
 	}
 	a.schedule(p.tick, evTick, 0)
-	a.scheduleArrival()
+	a.beginArrivals()
 }
 
 // unfinished records every request still without a terminal state at the end of the

@@ -98,6 +98,7 @@ func (a *arm) clientDone(lg *logical, cp *classPlan, lat time.Duration, dropped 
 	if lg.admitted {
 		a.admitter(lg).Done(a.wall(), admission.Sample{Class: cp.admission, QueueDelay: time.Duration(lg.queueDelUs) * time.Microsecond, Latency: lat, Dropped: dropped})
 	}
+	a.userAnswered(lg.id)
 }
 
 // settle records a given-up request's terminal state once nothing of it runs any more,

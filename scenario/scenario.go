@@ -79,24 +79,48 @@ const (
 	ArrivalsUniform = "uniform" // evenly spaced arrivals
 )
 
-// Traffic is the open-loop offered logical load: it follows the schedule whatever the
-// system's latency, and every request's latency is measured from its intended send time.
+// Traffic is the offered logical load. The schedule's (and the classes' own schedules')
+// load is open-loop: it follows the schedule whatever the system's latency, and every
+// request's latency is measured from its intended send time. Users are closed-loop: each
+// sends its next request only after the answer to its last one and a think time.
 type Traffic struct {
-	// Arrivals is the arrival process: poisson (the default) or uniform.
+	// Arrivals is the arrival process: poisson (the default) or uniform. With a ramp,
+	// Poisson arrivals are non-homogeneous (inversion of the integrated rate) and uniform
+	// ones come each time the integrated rate grows by one.
 	Arrivals string `yaml:"arrivals,omitempty" json:"arrivals,omitempty,omitzero" jsonschema:"enum=poisson,enum=uniform"`
-	// Schedule is a piecewise-constant logical offered rate: each step holds from its At
-	// until the next step's. The first step must be at 0s.
-	Schedule []RateStep `yaml:"schedule" json:"schedule"`
+	// Schedule is the logical offered rate of the classes without a schedule of their
+	// own, drawn by their shares: each rate step holds from its At until the next rate
+	// step's, constant or, with ramp_to, linear; burst steps add arrivals at an instant.
+	// The first rate step must be at 0s. It may be omitted when the classes' own
+	// schedules or the users offer all the load.
+	Schedule []RateStep `yaml:"schedule,omitempty" json:"schedule,omitempty"`
+	// Users are closed-loop client populations beside the open-loop schedule (see
+	// [Users]). With users the offered load depends on the arm: an arm that answers more
+	// slowly is offered less, so arms no longer share offered load.
+	Users []Users `yaml:"users,omitempty" json:"users,omitempty,omitzero"`
 	// Keys is the popularity of the logical keys requests carry.
 	Keys Keys `yaml:"keys,omitempty" json:"keys,omitempty,omitzero"`
 }
 
-// RateStep is one step of the offered-load schedule.
+// RateStep is one step of an offered-load schedule: a rate step (rate, with an optional
+// ramp_to) or a burst step (burst, with an optional within). For example a ramp from 300/s
+// to 900/s is {at: 0s, rate: 300/s, ramp_to: 900/s}, and 2000 arrivals at 5m are
+// {at: 5m, burst: 2000}.
 type RateStep struct {
 	// At is when the step begins, from the start of the run.
 	At Duration `yaml:"at" json:"at"`
-	// Rate is the logical offered rate from At on.
+	// Rate is the logical offered rate from At on (a rate step).
 	Rate Rate `yaml:"rate" json:"rate"`
+	// RampTo makes the rate linear from Rate at At to RampTo at the next rate step's At
+	// (the end of the run for the last rate step). Omitted, the rate holds.
+	RampTo *Rate `yaml:"ramp_to,omitempty" json:"ramp_to,omitempty,omitzero"`
+	// Burst makes the step a burst step: Burst arrivals at At, or evenly spread over
+	// Within, beside the rate (which a burst step does not change; a shift fault does
+	// not scale a burst). Bursts of the load's schedule draw their class by the shares.
+	Burst int `yaml:"burst,omitempty" json:"burst,omitempty,omitzero"`
+	// Within spreads a burst's arrivals evenly over [At, At+Within). Zero (the default)
+	// sends them all at At.
+	Within Duration `yaml:"within,omitempty" json:"within,omitempty,omitzero"`
 }
 
 // Keys is the popularity of request keys (the keys caches and keyed dependencies see).
@@ -119,8 +143,15 @@ const (
 type Class struct {
 	// Name names the class in reports (e.g. new_checkout).
 	Name string `yaml:"name" json:"name"`
-	// Share is the class's share of offered load; the shares of all classes sum to 1.
+	// Share is the class's share of load.schedule's offered load; the shares of the
+	// classes without a schedule of their own sum to 1. A class with its own schedule
+	// has no share. Unused (and unchecked) when load.schedule is omitted.
 	Share Fraction `yaml:"share" json:"share"`
+	// Schedule is the class's own offered-load schedule, in load.schedule's form (rate
+	// steps with ramps, bursts). Its arrivals come from a stream of their own, so adding
+	// a class with a schedule does not move another class's arrivals. Omitted, the class
+	// draws its share of load.schedule.
+	Schedule []RateStep `yaml:"schedule,omitempty" json:"schedule,omitempty,omitzero"`
 	// Deadline is the absolute end-to-end deadline, measured from the intended send time.
 	// A success after it is late, not goodput. Required.
 	Deadline Duration `yaml:"deadline" json:"deadline"`
@@ -862,12 +893,8 @@ func (s *Scenario) Truncate(d time.Duration) *Scenario {
 	}
 	end := Duration(d)
 	out.Clock.Duration = end
-	out.Load.Schedule = nil
-	for _, st := range s.Load.Schedule {
-		if st.At == 0 || st.At < end {
-			out.Load.Schedule = append(out.Load.Schedule, st)
-		}
-	}
+	out.Load.Schedule = truncateSchedule(s.Load.Schedule, end)
+	out.Classes = truncateClassSchedules(s.Classes, end)
 	out.Faults = nil
 	for _, f := range s.Faults {
 		if f.At >= end {
@@ -958,6 +985,7 @@ func (v *validator) run() {
 	v.load()
 	names := v.topology()
 	v.classes(names)
+	v.users()
 	v.cachesUsed()
 	v.faults(names)
 	v.arms(names)
@@ -1014,33 +1042,19 @@ func (v *validator) load() {
 	if l.Arrivals != "" && !oneOf(l.Arrivals, ArrivalsPoisson, ArrivalsUniform) {
 		v.addf("$.load.arrivals", "unknown arrival process %q; expected poisson or uniform", l.Arrivals)
 	}
-	if len(l.Schedule) == 0 {
+	offers := len(l.Users) > 0 // something besides load.schedule offers load
+	shared := false            // some class draws from load.schedule
+	for _, c := range v.s.Classes {
+		offers = offers || len(c.Schedule) > 0
+		shared = shared || len(c.Schedule) == 0
+	}
+	switch {
+	case len(l.Schedule) == 0 && !offers:
 		v.addf("$.load.schedule", "schedule is empty; expected at least one step, e.g. [{at: 0s, rate: 9000/s}]")
-	}
-	var total float64
-	for i, st := range l.Schedule {
-		p := fmt.Sprintf("$.load.schedule[%d]", i)
-		switch {
-		case i == 0 && st.At != 0:
-			v.addf(p+".at", "first step is at %s; expected the schedule to start at 0s", st.At)
-		case i > 0 && st.At <= l.Schedule[i-1].At:
-			v.addf(p+".at", "step at %s does not come after the previous step (%s); expected steps in increasing time", st.At, l.Schedule[i-1].At)
-		}
-		if st.At < 0 {
-			v.addf(p+".at", "at is %s; expected zero or more", st.At)
-		}
-		if st.Rate > 10_000_000 {
-			v.addf(p+".rate", "rate %s is more than 10,000,000/s; expected a rate one machine can replay", st.Rate)
-		} else if st.Rate > 0 && v.end > 0 && st.Rate.In(v.end) < 1 {
-			v.addf(p+".rate", "rate %s offers less than one arrival in the %s run; expected at least one arrival per run (%s or more), or 0/s for a pause", st.Rate, v.s.Clock.Duration, v.minRate())
-		}
-		if st.At > 0 && v.outside(st.At) {
-			v.addf(p+".at", "step at %s is at or after the end of the run (%s); expected a time inside the run", st.At, v.s.Clock.Duration)
-		}
-		total += float64(st.Rate)
-	}
-	if len(l.Schedule) > 0 && total == 0 {
+	case len(l.Schedule) > 0 && !v.schedule("$.load.schedule", l.Schedule):
 		v.addf("$.load.schedule", "every step has rate 0/s; expected some offered load")
+	case len(l.Schedule) > 0 && len(v.s.Classes) > 0 && !shared:
+		v.addf("$.load.schedule", "every class has a schedule of its own, so no class draws from this one; expected no load.schedule, or a class without a schedule")
 	}
 	if l.Keys.Count < 0 {
 		v.addf("$.load.keys.count", "count is %d; expected a positive number of keys", l.Keys.Count)
@@ -1306,7 +1320,11 @@ func (v *validator) classes(n topoNames) {
 			v.addf(p+".name", "class %q is declared twice; expected unique class names", c.Name)
 		}
 		seen[c.Name] = true
-		sum += float64(c.Share)
+		if len(c.Schedule) > 0 {
+			v.classSchedule(p, c)
+		} else {
+			sum += float64(c.Share)
+		}
 		if c.Deadline <= 0 {
 			v.addf(p+".deadline", "deadline is %s; expected a positive end-to-end deadline, e.g. 1.8s", c.Deadline)
 		}
@@ -1390,7 +1408,7 @@ func (v *validator) classes(n topoNames) {
 			}
 		}
 	}
-	if len(cs) > 0 && math.Abs(sum-1) > 1e-6 {
+	if len(cs) > 0 && len(v.s.Load.Schedule) > 0 && math.Abs(sum-1) > 1e-6 {
 		v.addf("$.classes", "class shares sum to %s; expected them to sum to 100%%", numfmt.PlainPercent(sum))
 	}
 }
@@ -1449,6 +1467,9 @@ func (v *validator) faults(n topoNames) {
 	peak, shift := 0.0, 1.0 // the schedule's peak rate; the product of the shifts so far, which may overlap
 	for _, st := range v.s.Load.Schedule {
 		peak = max(peak, float64(st.Rate))
+		if st.RampTo != nil {
+			peak = max(peak, float64(*st.RampTo))
+		}
 	}
 	for i, f := range v.s.Faults {
 		p := fmt.Sprintf("$.faults[%d]", i)

@@ -136,9 +136,15 @@ func checkPlan(load scenario.Traffic, duration time.Duration, classes []Class) e
 		if r := float64(st.Rate); r < 0 || math.IsNaN(r) || math.IsInf(r, 0) {
 			errs = append(errs, fmt.Errorf("schedule step %d: rate %s: expected a finite rate of zero or more", i, st.Rate))
 		}
+		if st.RampTo != nil || st.IsBurst() {
+			errs = append(errs, fmt.Errorf("schedule step %d: the live generator sends constant rate steps only; expected no ramp_to, burst or within", i))
+		}
 		if i > 0 && st.At <= load.Schedule[i-1].At {
 			errs = append(errs, fmt.Errorf("schedule step %d at %s: expected steps in increasing time", i, st.At))
 		}
+	}
+	if len(load.Users) > 0 {
+		errs = append(errs, errors.New("users: the live generator sends open-loop load only; expected no closed-loop users"))
 	}
 	if len(classes) == 0 {
 		errs = append(errs, errors.New("no classes: expected at least one"))
