@@ -27,12 +27,13 @@ const (
 	evFaultEnd   // ID: fault index
 	evInstanceUp
 	evInstanceWarm
-	evTimerQueue   // ID: timer queue
-	evReserve      // ID: logical; its derived call timeout
-	evProbe        // ID: instance and its life
-	evProbeTimeout // ID: instance and its probe number
-	evKill         // ID: instance and its life
-	evAction       // ID: index into the arm's action steps
+	evTimerQueue        // ID: timer queue
+	evReserve           // ID: logical; its derived call timeout
+	evProbe             // ID: instance and its life
+	evProbeTimeout      // ID: instance and its probe number
+	evKill              // ID: instance and its life
+	evAction            // ID: index into the arm's action steps
+	evInstanceScheduled // ID: instance and its life (autoscale.go)
 )
 
 // tickStats are counters reset every tick: the controller's and the alerts' signals.
@@ -88,6 +89,8 @@ type arm struct {
 
 	act     *actionRT          // actions and rate limits (action.go); nil without either
 	binding *constraintSampler // the binding constraint's gauges (constraint.go), from the first tick
+	ix      instanceFaults     // stall faults' instances (crash.go)
+	scalers []autoscaler       // by service; nil without an autoscale rule (autoscale.go)
 
 	// Connections in use to the trigger dependency, and their integral over the tick.
 	trigInUse int
@@ -208,5 +211,7 @@ func (a *arm) Handle(_ *sim.Sim, e sim.Event) {
 		a.kill(id)
 	case evAction:
 		a.action(int(id))
+	case evInstanceScheduled:
+		a.instanceScheduled(id)
 	}
 }
