@@ -157,3 +157,26 @@ func TestAutoscaleEvents(t *testing.T) {
 	}
 	t.Logf("%s", strings.Join(texts, "\n"))
 }
+
+// TestAutoscaleCPU sets the two metrics apart: attempts of 20ms of work and an 80ms
+// dependency call keep every worker busy (utilisation 100%: +2 at 2s) but running stage
+// work only a fifth of the time (cpu about 20%, under the 50% target: no scale-up).
+func TestAutoscaleCPU(t *testing.T) {
+	src := strings.NewReplacer(
+		"      - {name: w, work: 100ms}", "      - {name: w, work: 20ms}\n      - {name: d, dependency: db}",
+		"CONTROL", "  dependencies:\n    - {name: db, service_time: {p50: 80ms, p99: 82ms}}",
+	).Replace(scaled)
+	for _, c := range []struct {
+		metric string
+		n      int
+	}{{"utilisation", 4}, {"cpu", 2}} {
+		t.Run(c.metric, func(t *testing.T) {
+			_, a := firstArm(t, decode(t, strings.Replace(src, "metric: utilisation", "metric: "+c.metric, 1)))
+			a.begin()
+			a.s.Run(4 * time.Second)
+			if n, _ := counted(a, readiness.Requested); n != c.n {
+				t.Errorf("metric %s at 4s: %d instances, want %d", c.metric, n, c.n)
+			}
+		})
+	}
+}
