@@ -1,6 +1,7 @@
 package model
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -154,5 +155,27 @@ func TestStallAgesQueue(t *testing.T) {
 			}
 			checkInstances(t, a, c.at)
 		})
+	}
+}
+
+// TestInstanceMutationReplays replays FuzzReplay's instance mutation (a crash, a stall or
+// an autoscaler) on the minimal scenario under load, for a spread of inputs, through the
+// fuzzer's checks: invariants, determinism and the estimate's bounds.
+func TestInstanceMutationReplays(t *testing.T) {
+	ran := 0
+	for k := range 24 {
+		sc := minimalScenario()
+		sc.Topology.Services[0].Instances = 3
+		z := &fuzzBytes{b: []byte{byte(k * 37), byte(k % 3), byte(k * 11), byte(k * 5), byte(k * 13), byte(k), byte(k * 7), byte(k * 3), byte(k * 17), byte(k * 19), byte(k * 23), byte(k * 29), byte(k), byte(k * 31)}}
+		z.b[1] = byte(k % 3) // the kind: crash, stall, autoscale in turn
+		instanceMutation(sc, z)
+		if err := sc.Validate(); err != nil {
+			continue
+		}
+		ran++
+		t.Run(fmt.Sprint(k), func(t *testing.T) { checkReplay(t, sc, uint64(k)) })
+	}
+	if ran < 12 {
+		t.Errorf("only %d of 24 mutations validated", ran)
 	}
 }
