@@ -27,13 +27,13 @@ const (
 	evFaultEnd   // ID: fault index
 	evInstanceUp
 	evInstanceWarm
-	evTimerQueue        // ID: timer queue
-	evReserve           // ID: logical; its derived call timeout
-	evProbe             // ID: instance and its life
-	evProbeTimeout      // ID: instance and its probe number
-	evKill              // ID: instance and its life
-	evAction            // ID: index into the arm's action steps
-	evInstanceScheduled // ID: instance and its life (autoscale.go)
+	evTimerQueue   // ID: timer queue
+	evReserve      // ID: logical; its derived call timeout
+	evProbe        // ID: instance and its life
+	evProbeTimeout // ID: instance and its probe number
+	evKill         // ID: instance and its life
+	evAction       // ID: index into the arm's action steps
+	evScheduled    // ID: instance and its life (autoscale.go)
 )
 
 // tickStats are counters reset every tick: the controller's and the alerts' signals.
@@ -211,7 +211,7 @@ func (a *arm) Handle(_ *sim.Sim, e sim.Event) {
 		a.kill(id)
 	case evAction:
 		a.action(int(id))
-	case evInstanceScheduled:
+	case evScheduled:
 		a.instanceScheduled(id)
 	}
 }

@@ -297,7 +297,7 @@ func (a *arm) addInstances(svc, n int, sched, ready time.Duration) {
 		ii := a.requestInstance(svc)
 		id := ref(ii, a.insts[ii].life)
 		if sched > 0 {
-			a.schedule(sched, evInstanceScheduled, id)
+			a.schedule(sched, evScheduled, id)
 			continue
 		}
 		_ = a.insts[ii].ready.Scheduled(a.wall())
