@@ -35,6 +35,7 @@ const (
 	evBurst        // ID: burstID
 	evUserSend     // ID: userID
 	evUserAbandon  // ID: userID
+	evScheduled    // ID: instance and its life (autoscale.go)
 )
 
 // tickStats are counters reset every tick: the controller's and the alerts' signals.
@@ -90,6 +91,8 @@ type arm struct {
 
 	act     *actionRT          // actions and rate limits (action.go); nil without either
 	binding *constraintSampler // the binding constraint's gauges (constraint.go), from the first tick
+	ix      instanceFaults     // stall faults' instances (crash.go)
+	scalers []autoscaler       // by service; nil without an autoscale rule (autoscale.go)
 
 	// Connections in use to the trigger dependency, and their integral over the tick.
 	trigInUse int
@@ -216,5 +219,7 @@ func (a *arm) Handle(_ *sim.Sim, e sim.Event) {
 		a.userSend(id)
 	case evUserAbandon:
 		a.userAbandon(id)
+	case evScheduled:
+		a.instanceScheduled(id)
 	}
 }

@@ -292,6 +292,9 @@ func (p *plan) orphans(peak float64) (float64, bool) {
 	insts := make([]int, len(p.services)) // every instance the run can have
 	for i, s := range p.services {
 		insts[i] = s.instances
+		if s.auto != nil {
+			insts[i] = s.auto.max // an autoscaler's instances at most at once
+		}
 	}
 	for _, f := range p.faults {
 		if f.kind == faultScale {
@@ -346,11 +349,20 @@ func (p *plan) fixedEvents() float64 {
 	insts := 0
 	for _, s := range p.services {
 		insts += s.instances
+		if s.auto != nil {
+			// At most max at once; each instance it requests is scheduled, starts and
+			// warms up.
+			insts += s.auto.max - s.instances
+			n += 3 * float64(s.auto.created(p.duration, p.tick))
+		}
 	}
 	for _, f := range p.faults {
-		if f.kind == faultScale {
+		switch f.kind {
+		case faultScale:
 			insts += f.add
 			n += 2 * float64(f.add)
+		case faultCrash:
+			n += 2 * float64(p.services[f.target].instances+f.count) // each back up and warm
 		}
 	}
 	for _, s := range p.services {

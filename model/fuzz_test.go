@@ -360,7 +360,7 @@ func mutate(sc *scenario.Scenario, z *fuzzBytes) {
 	t := &sc.Topology
 	pick := func(n int) int { return z.intn(max(n, 1)) }
 	ms := time.Millisecond
-	switch z.intn(22) {
+	switch z.intn(23) {
 	case 0: // a rate
 		sc.Load.Schedule[pick(len(sc.Load.Schedule))].Rate = scenario.Rate(z.between(0, 300))
 	case 1: // a rate step
@@ -531,6 +531,8 @@ func mutate(sc *scenario.Scenario, z *fuzzBytes) {
 		addAction(sc, z)
 	case 21: // a ramp, a burst, a class's own schedule or closed-loop users
 		addClients(sc, z)
+	case 22: // a crash or stall fault, or an autoscaler
+		instanceMutation(sc, z)
 	default: // an objective and an alert
 		ms100 := scenario.Bound{Value: float64(z.between(1, 1000)), Unit: scenario.UnitDuration}
 		ms100.Value *= float64(ms)
@@ -540,6 +542,49 @@ func mutate(sc *scenario.Scenario, z *fuzzBytes) {
 		if z.bool() {
 			sc.Alerts = append(sc.Alerts, alert(sc, z))
 		}
+	}
+}
+
+// instanceMutation adds a crash or a stall of some of a service's instances, or gives a
+// service an autoscaler rule (with a control plane that fails or slows, sometimes).
+func instanceMutation(sc *scenario.Scenario, z *fuzzBytes) {
+	t := &sc.Topology
+	s := &t.Services[z.intn(len(t.Services))]
+	pickOf := func() *scenario.InstanceFault {
+		if z.bool() {
+			return &scenario.InstanceFault{Count: z.between(1, 4)}
+		}
+		return &scenario.InstanceFault{Share: scenario.Fraction(float64(z.between(1, 10)) / 10)}
+	}
+	switch z.intn(3) {
+	case 0:
+		sc.Faults = append(sc.Faults, scenario.Fault{At: z.dur(0, sc.Clock.Duration.Std()), For: z.dur(0, sc.Clock.Duration.Std()), Service: s.Name, Crash: pickOf()})
+	case 1:
+		sc.Faults = append(sc.Faults, scenario.Fault{At: z.dur(0, sc.Clock.Duration.Std()), For: z.dur(0, sc.Clock.Duration.Std()), Service: s.Name, Stall: pickOf()})
+	default:
+		tick := cmp.Or(sc.Clock.Tick.Std(), time.Second)
+		as := &scenario.Autoscale{
+			Metric:   []string{scenario.AutoscaleUtilisation, scenario.AutoscaleCPU}[z.intn(2)],
+			Target:   scenario.Fraction(float64(z.between(1, 10)) / 10),
+			Window:   scenario.Duration(tick * time.Duration(z.between(1, 4))),
+			StepUp:   z.between(1, 4),
+			StepDown: z.between(0, 3),
+			Max:      s.Instances + z.between(0, 6),
+			Cooldown: z.dur(0, 3*time.Second),
+			Delays:   scenario.AutoscaleDelays{Scheduled: z.dur(0, 2*time.Second), ProcessReady: z.dur(0, 2*time.Second)},
+		}
+		if z.bool() {
+			as.Min = z.between(1, s.Instances)
+		}
+		if z.bool() {
+			as.ControlPlane = scenario.ControlPlane{QueueAgeAbove: z.dur(time.Millisecond, 500*time.Millisecond)}
+			if z.bool() {
+				as.ControlPlane.Fails = true
+			} else {
+				as.ControlPlane.SlowBy = z.dur(time.Millisecond, 5*time.Second)
+			}
+		}
+		s.Autoscale = as
 	}
 }
 

@@ -6,7 +6,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/goodput-lab/goodput/control/queue"
 	"github.com/goodput-lab/goodput/internal/floatdur"
 )
 
@@ -68,7 +67,7 @@ func (a *arm) probeFire(id int64) {
 		}
 	}
 	in.probeN = (in.probeN + 1) & (1<<31 - 1)
-	if in.queued+in.probes == 0 && in.busy < in.workers {
+	if in.queued+in.probes == 0 && in.busy < in.workers && in.stalls == 0 {
 		a.probeResult(ii, true) // a worker answers at once
 		return
 	}
@@ -155,101 +154,7 @@ func (a *arm) kill(id int64) {
 		return
 	}
 	sp := &a.p.services[in.svc]
-	in.life++
-	in.killing = false
-	in.up, in.warm, in.removed, in.probing = false, false, false, false
-	in.fails, in.passes = 0, 0
-	a.updateRoutable(ii) // first, so that the retries of what fails go elsewhere
-
-	// The calls it has made, in three passes. Those waiting for a connection or a server are
-	// never served; they go first, so that a connection or server the others free is not
-	// given to one of them. Those in service are cancelled at the dependency if the policy
-	// propagates cancellation (the reset connection is what it propagates); otherwise they
-	// run on as orphans, and their places in the pool come back when they end (as a rule
-	// long before the process is ready again).
-	calls := a.callsOf(ii)
-	for _, pass := range []uint8{callWaitConn, callWaitServer, callServing} {
-		for _, id := range calls {
-			ci, gen := unref(id)
-			c := a.sl.call(ci)
-			if c.gen != gen || c.state != pass || c.inst != ii {
-				continue // freed meanwhile, or not in this pass
-			}
-			li := c.lg
-			lg := a.sl.lg(li)
-			switch c.state {
-			case callWaitConn:
-				in.pools[c.dep].waiting--
-			case callWaitServer:
-				a.deps[c.dep].waiting--
-				a.releaseConn(ii, c.dep)
-			case callServing:
-				if !a.pol.cancel {
-					c.callerGone = true
-					continue
-				}
-				a.releaseServer(c.dep)
-				a.releaseConn(ii, c.dep)
-				a.hs.depCall[c.dep].CancelCompleted(a.now())
-			}
-			c.state = callDone
-			a.freeCall(ci, c, lg)
-			lg.live--
-			a.settle(li, lg)
-		}
-	}
-	for d := range in.pools {
-		in.pools[d].waiters = ring{} // only dead refs are left in it
-	}
-
-	// The attempts it holds fail with an error: those in service, then those queued, all of
-	// them whatever the queue's policy would have dropped first (a cancelled one is only
-	// discarded).
-	killed := 0
-	for _, id := range a.runningOn(ii) {
-		ai, gen := unref(id)
-		at := a.sl.att(ai)
-		if at.gen != gen || at.state != attRunning || at.inst != ii {
-			continue // freed meanwhile
-		}
-		at.call = -1
-		in.busy--
-		killed++
-		a.finishAttempt(ai, at, a.sl.lg(at.lg), causeError, false)
-	}
-	q := in.q
-	nq, err := newQueue(a.pol.queueCfg(sp.queueCap))
-	if err != nil {
-		panic(err) // the policy's config is validated when the arm is built
-	}
-	in.q = nq
-	fail := func(id int64) {
-		if id < 0 {
-			in.probes--
-			return
-		}
-		in.queued--
-		ai, _ := unref(id)
-		at := a.sl.att(ai)
-		if at.cancelled {
-			a.discard(ai)
-			return
-		}
-		killed++
-		a.finishAttempt(ai, at, a.sl.lg(at.lg), causeError, false)
-	}
-	drop := func(id int64, _ queue.Reason) { fail(id) }
-	for {
-		id, ok := q.Pop(a.wall(), drop)
-		if !ok {
-			break
-		}
-		fail(id)
-	}
-	in.completed = 0
-	for slot := range in.caches {
-		in.caches[slot].held, in.caches[slot].hit = 0, 0
-	}
+	killed := a.terminate(ii)
 	a.hs.health[in.svc].Restarted(killed)
 	rt := &a.svcs[in.svc]
 	if !rt.killedOnce {
@@ -314,7 +219,7 @@ func (a *arm) runningOn(ii int32) []int64 {
 // failed health check has removed it.
 func (a *arm) updateRoutable(ii int32) {
 	in := &a.insts[ii]
-	want := in.up && (in.warm || !a.pol.readyWarm) && !in.removed
+	want := in.up && (in.warm || !a.pol.readyWarm) && !in.removed && !in.draining
 	if in.routable == want {
 		return
 	}

@@ -141,6 +141,7 @@ type servicePlan struct {
 	caches      []int   // the service's caches (indexes into plan.caches)
 	cacheBytes  float64 // the caches' full size together
 	health      *healthPlan
+	auto        *autoPlan // its autoscaler; nil without one
 }
 
 // healthPlan is a service's health check, compiled (scenario.Health).
@@ -176,6 +177,8 @@ const (
 	faultWork
 	faultShift
 	faultScale
+	faultCrash // count or share of the target's instances (crash.go)
+	faultStall
 )
 
 type faultPlan struct {
@@ -188,6 +191,8 @@ type faultPlan struct {
 	errRate     *float64
 	factor      float64
 	add         int
+	count       int     // crash, stall: instances, or
+	share       float64 // their share of those up
 }
 
 // purp names one purpose of the per-request draws ("payment-risk/service"): an index into
@@ -287,8 +292,12 @@ func compile(sc *scenario.Scenario) (*plan, error) {
 		default:
 			sp.router = routeLeastLoaded
 		}
+		sp.auto = newAutoPlan(s, sp.coldStartup, p.tick)
 		p.services = append(p.services, sp)
 		p.maxWorkers += s.Instances * s.Workers
+		if sp.auto != nil {
+			p.maxWorkers += (sp.auto.max - s.Instances) * s.Workers
+		}
 	}
 	p.keys = newKeyPopularity(sc.Load.Keys.Count, sc.Load.Keys.Zipf)
 	p.keyPurp = p.purpose("load/key")
@@ -397,6 +406,14 @@ func compile(sc *scenario.Scenario) (*plan, error) {
 			fp.add = f.Scale.Add
 			fp.end = 0
 			p.maxWorkers += f.Scale.Add * p.services[fp.target].workers
+		case f.Crash != nil:
+			fp.kind = faultCrash
+			fp.target = svcIdx[f.Service]
+			fp.count, fp.share = f.Crash.Count, float64(f.Crash.Share)
+		case f.Stall != nil:
+			fp.kind = faultStall
+			fp.target = svcIdx[f.Service]
+			fp.count, fp.share = f.Stall.Count, float64(f.Stall.Share)
 		case f.Shift != nil:
 			fp.kind = faultShift
 			fp.factor = float64(f.Shift.Rate)

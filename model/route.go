@@ -42,6 +42,12 @@ type instance struct {
 	probeN        uint32 // the last probe sent
 	fails, passes int    // probes in a row
 	restarts      int    // restarts since the back-off was last reset
+
+	// Stall faults and the autoscaler (crash.go, autoscale.go).
+	stalls   int     // stall faults holding it; starting is held true meanwhile
+	held     []int64 // attempts (refs) stopped before their next stage by a stall
+	draining bool    // scaled in: out of routing, retired once it holds nothing
+	retired  bool    // scaled in and gone; its slot may be reused by a scale-up
 }
 
 // svcRT is a service's state in an arm: its instances and those taking traffic, its

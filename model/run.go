@@ -240,6 +240,7 @@ func newArm(p *plan, sc *scenario.Scenario, ad scenario.Arm, seed uint64) (*arm,
 		tk:    tickStats{slack: newSignalHist()},
 	}
 	a.dropFn = a.dropped
+	a.scalers = newScalers(p)
 	if p.limited {
 		a.act = newActionRT(p, seed)
 	}

@@ -134,6 +134,9 @@ func (a *arm) tick() {
 	// Alerts are stamped at the tick boundary that evaluated them (the last tick's inside
 	// the run).
 	a.alerts(min(now, a.p.duration-1), s.QueueAgeMax)
+	if a.scalers != nil {
+		a.autoscale(now)
+	}
 
 	a.tk.offered, a.tk.attempts, a.tk.edgeAttempts, a.tk.edgeTimeouts, a.tk.goodput = 0, 0, 0, 0, 0
 	a.tk.slack.Reset()
@@ -181,6 +184,12 @@ func (a *arm) faultStart(i int) {
 	case faultScale:
 		a.scaleOut(f)
 		a.rec.Annotate(now, "fault", describeFault(a.p, f, true))
+	case faultCrash:
+		what := a.crash(f)
+		a.rec.Annotate(now, "fault", describeFault(a.p, f, true)+": "+what)
+	case faultStall:
+		what := a.stall(i)
+		a.rec.Annotate(now, "fault", describeFault(a.p, f, true)+": "+what)
 	}
 }
 
@@ -204,6 +213,8 @@ func (a *arm) faultEnd(i int) {
 	case faultShift:
 		a.shifts = remove(a.shifts)
 		a.applyShifts()
+	case faultStall:
+		a.unstall(i)
 	}
 	a.rec.Annotate(a.now(), "fault", describeFault(a.p, f, false))
 }
@@ -256,6 +267,13 @@ func describeFault(p *plan, f *faultPlan, start bool) string {
 		what = fmt.Sprintf("offered rate ×%.2f", f.factor)
 	case faultScale:
 		what = fmt.Sprintf("%s scale-out: %d instances requested", p.services[f.target].name, f.add)
+	case faultCrash, faultStall:
+		what = p.services[f.target].name + map[bool]string{true: " crash", false: " stall"}[f.kind == faultCrash]
+		if f.count > 0 {
+			what += fmt.Sprintf(" of %d instances", f.count)
+		} else {
+			what += fmt.Sprintf(" of %.1f%% of the instances", 100*f.share)
+		}
 	}
 	if f.note != "" {
 		what += " (" + f.note + ")"
@@ -298,13 +316,10 @@ func (a *arm) newInstance(svc int, warm bool) int32 {
 	return ii
 }
 
+// scaleOut requests a scale fault's instances: scheduled at once, process-ready after
+// the service's cold startup.
 func (a *arm) scaleOut(f *faultPlan) {
-	sp := &a.p.services[f.target]
-	for range f.add {
-		ii := a.newInstance(f.target, false)
-		_ = a.insts[ii].ready.Scheduled(a.wall())
-		a.schedule(sp.coldStartup, evInstanceUp, ref(ii, 0))
-	}
+	a.addInstances(f.target, f.add, 0, a.p.services[f.target].coldStartup)
 }
 
 // instanceUp: the process is ready (id: the instance and its life). It works cold

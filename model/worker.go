@@ -33,6 +33,10 @@ func (a *arm) start(ai int32, at *attempt, lg *logical) {
 // attempt ai and its request: the hot path passes the pointers it holds rather than look
 // them up again.
 func (a *arm) runStage(ai int32, at *attempt, lg *logical) {
+	if a.insts[at.inst].stalls > 0 {
+		a.hold(ai, at) // a stall fault freezes the instance (crash.go)
+		return
+	}
 	cp := &a.p.classes[lg.class]
 	for int(at.stage) < len(cp.stages) {
 		st := &cp.stages[at.stage]

@@ -332,6 +332,9 @@ type Service struct {
 	Memory Memory `yaml:"memory,omitempty" json:"memory,omitempty,omitzero"`
 	// Health is the orchestrator's health check of each instance. Zero means none.
 	Health Health `yaml:"health,omitempty" json:"health,omitempty,omitzero"`
+	// Autoscale is the service's autoscaler rule (see [Autoscale]). Nil means none: the
+	// service scales only by scale faults.
+	Autoscale *Autoscale `yaml:"autoscale,omitempty" json:"autoscale,omitempty,omitzero"`
 }
 
 // Health actions: what a health check does to an instance whose probes fail.
@@ -475,7 +478,8 @@ type Pool struct {
 
 // Fault changes an input of the scenario for a window of the run. Exactly one of its
 // kinds is set: a dependency change (Dependency with ServiceTime and/or ErrorRate), a
-// traffic Shift, or a Scale of a service.
+// Service's WorkFactor, a Crash or a Stall of some of a Service's instances, a traffic
+// Shift, or a Scale of a service.
 type Fault struct {
 	// At is when the fault begins, from the start of the run.
 	At Duration `yaml:"at" json:"at"`
@@ -490,7 +494,8 @@ type Fault struct {
 	ServiceTime *Quantiles `yaml:"service_time,omitempty" json:"service_time,omitempty,omitzero"`
 	// ErrorRate replaces the dependency's error rate during the fault.
 	ErrorRate *Fraction `yaml:"error_rate,omitempty" json:"error_rate,omitempty,omitzero"`
-	// Service names the service whose stage work a WorkFactor fault changes.
+	// Service names the service whose stage work a WorkFactor fault changes, or whose
+	// instances a Crash or Stall fault hits.
 	Service string `yaml:"service,omitempty" json:"service,omitempty,omitzero"`
 	// WorkFactor multiplies the Service's stage work during the fault (e.g. 300% for a
 	// slowdown to a third of the speed).
@@ -499,6 +504,22 @@ type Fault struct {
 	Shift *Shift `yaml:"shift,omitempty" json:"shift,omitempty,omitzero"`
 	// Scale adds instances to a service (an autoscaler's request); they arrive cold.
 	Scale *Scale `yaml:"scale,omitempty" json:"scale,omitempty,omitzero"`
+	// Crash kills the processes of some of Service's instances at At (see
+	// [InstanceFault] for which): the attempts they hold, queued or in service, fail at
+	// once with an error their callers see as a reset connection (and may retry), their
+	// dependency calls in service run on as orphans (or are cancelled under a policy that
+	// cancels), their caches are lost, and they are out of routing and unprobed while
+	// down. After For (the recovery time; zero: never, in this run) each is
+	// process-ready again and goes through route-ready and warm as a new instance does
+	// (cold for cold.for). E.g. {at: 5m, for: 1m, service: checkout, crash: {count: 2}}.
+	Crash *InstanceFault `yaml:"crash,omitempty" json:"crash,omitempty,omitzero"`
+	// Stall freezes some of Service's instances for For (zero: to the end of the run):
+	// they stay in routing and keep accepting attempts into their queues, but take
+	// nothing from them, and work in service does not finish (a work stage due to end
+	// during the stall ends when it does; a dependency call's answer is taken in). So
+	// their queues age, a bounded queue fills and refuses, and their health probes wait
+	// and fail. E.g. {at: 5m, for: 30s, service: checkout, stall: {share: 25%}}.
+	Stall *InstanceFault `yaml:"stall,omitempty" json:"stall,omitempty,omitzero"`
 }
 
 // Shift multiplies the offered logical rate while the fault lasts: a regional failover
@@ -1138,6 +1159,7 @@ func (v *validator) topology() topoNames {
 		}
 		v.memory(p+".memory", sv.Memory)
 		v.health(p+".health", sv.Health)
+		v.autoscale(p+".autoscale", sv.Autoscale, sv.Instances)
 	}
 	for i, d := range t.Dependencies {
 		p := fmt.Sprintf("$.topology.dependencies[%d]", i)
@@ -1498,7 +1520,8 @@ func (v *validator) faults(n topoNames) {
 				v.errs.Merge(p+".service_time", f.ServiceTime.Validate())
 			}
 		}
-		if f.Service != "" || f.WorkFactor != 0 {
+		v.faultInstances(p, f, n, &kinds)
+		if f.WorkFactor != 0 || f.Service != "" && f.Crash == nil && f.Stall == nil {
 			kinds++
 			if _, ok := n.services[f.Service]; !ok {
 				v.addf(p+".service", "service %q is not declared; expected one of %s", f.Service, quoteList(serviceNames(v.s.Topology)))
@@ -1533,9 +1556,9 @@ func (v *validator) faults(n topoNames) {
 		}
 		switch {
 		case kinds == 0:
-			v.addf(p, "the fault changes nothing; expected one of dependency (with service_time or error_rate), service with work_factor, shift or scale")
+			v.addf(p, "the fault changes nothing; expected one of dependency (with service_time or error_rate), service with work_factor, crash or stall, shift or scale")
 		case kinds > 1:
-			v.addf(p, "the fault mixes %d kinds; expected exactly one of dependency, service, shift or scale per fault", kinds)
+			v.addf(p, "the fault mixes %d kinds; expected exactly one of dependency, service (work_factor, crash or stall), shift or scale per fault", kinds)
 		}
 	}
 }
@@ -1832,6 +1855,12 @@ func (v *validator) horizon() {
 		delay(p+".health.backoff.initial", "initial", h.Backoff.Initial)
 		delay(p+".health.backoff.max", "max", h.Backoff.Max)
 		delay(p+".health.backoff.reset", "reset", h.Backoff.Reset)
+		if as := sv.Autoscale; as != nil {
+			delay(p+".autoscale.cooldown", "cooldown", as.Cooldown)
+			delay(p+".autoscale.delays.scheduled", "scheduled", as.Delays.Scheduled)
+			delay(p+".autoscale.delays.process_ready", "process_ready", as.Delays.ProcessReady)
+			delay(p+".autoscale.control_plane.slow_by", "slow_by", as.ControlPlane.SlowBy)
+		}
 	}
 	for i, a := range s.Arms {
 		p := fmt.Sprintf("$.arms[%d].policy", i)
