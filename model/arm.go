@@ -33,6 +33,7 @@ const (
 	evProbeTimeout // ID: instance and its probe number
 	evKill         // ID: instance and its life
 	evAction       // ID: index into the arm's action steps
+	evDepReject    // ID: call; its dependency's overload answer (hang.go)
 )
 
 // tickStats are counters reset every tick: the controller's and the alerts' signals.
@@ -208,5 +209,7 @@ func (a *arm) Handle(_ *sim.Sim, e sim.Event) {
 		a.kill(id)
 	case evAction:
 		a.action(int(id))
+	case evDepReject:
+		a.depRejected(id)
 	}
 }

@@ -184,7 +184,7 @@ func (a *arm) kill(id int64) {
 				a.deps[c.dep].waiting--
 				a.releaseConn(ii, c.dep)
 			case callServing:
-				if !a.pol.cancel {
+				if !a.pol.cancel && !c.hung { // a hung call ends with its caller
 					c.callerGone = true
 					continue
 				}
