@@ -328,3 +328,39 @@ func TestFuzzAddsLoadBehaviour(t *testing.T) {
 		checkReplay(t, sc, 1)
 	}
 }
+
+// busyWorkers is one instance of 8 workers at 5 ms a stage offered 800/s: about 4 busy.
+const busyWorkers = `
+name: busy-workers
+clock: {duration: 10s, tick: 1s}
+load:
+  arrivals: uniform
+  schedule: [{at: 0s, rate: 800/s}]
+classes:
+  - name: request
+    share: 100%%
+    deadline: 1s
+    stages:
+      - {name: work, work: 5ms}
+topology:
+  entries:
+    - {name: clients, target: api}
+  services:
+    - {name: api, instances: 1, workers: 8%s}
+arms:
+  - {name: baseline, policy: {}}
+`
+
+// TestWorkRisesWithBusyWorkers: a service's load factor lengthens its stage work with the
+// instance's other busy workers: c = 4·(1 + 0.1·c) busy at the fixed point, c ≈ 6.7, so
+// the work takes about 1.6 times as long.
+func TestWorkRisesWithBusyWorkers(t *testing.T) {
+	p50 := func(extra string) time.Duration {
+		return fates(t, decode(t, fmt.Sprintf(busyWorkers, extra)), 1).Arms[0].Latency.P50
+	}
+	plain := p50("")
+	loaded := p50(", load_factor: {service_time: {of: concurrency, form: linear, a: 0.1}}")
+	if plain > 6*time.Millisecond || loaded < 7*time.Millisecond || loaded > 15*time.Millisecond {
+		t.Errorf("p50 latency %v with the load factor, %v without; want about 8 ms and 5 ms", loaded, plain)
+	}
+}
