@@ -36,6 +36,7 @@ const (
 	evUserSend     // ID: userID
 	evUserAbandon  // ID: userID
 	evScheduled    // ID: instance and its life (autoscale.go)
+	evDepReject    // ID: call; its dependency's overload answer (hang.go)
 )
 
 // tickStats are counters reset every tick: the controller's and the alerts' signals.
@@ -221,5 +222,7 @@ func (a *arm) Handle(_ *sim.Sim, e sim.Event) {
 		a.userAbandon(id)
 	case evScheduled:
 		a.instanceScheduled(id)
+	case evDepReject:
+		a.depRejected(id)
 	}
 }

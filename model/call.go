@@ -21,13 +21,14 @@ import (
 // depRT is a dependency's state in an arm: its servers and their queue, its service time
 // and error rate as the faults have them, and the service times it measures.
 type depRT struct {
-	busy    int
-	queue   ring // calls waiting for a server (lazily removed)
-	waiting int
-	ln      lognormal.Dist // the service time, as the faults now have it, ready to sample
-	errRate float64
-	faults  []int             // active dependency faults, most recent last
-	hist    latency.Histogram // service times of the tick (newSignalHist)
+	busy     int
+	queue    ring // calls waiting for a server (lazily removed)
+	waiting  int
+	ln       lognormal.Dist // the service time, as the faults now have it, ready to sample
+	errRate  float64
+	hangRate float64           // the share of calls that hang, as the faults have it (hang.go)
+	faults   []int             // active dependency faults, most recent last
+	hist     latency.Histogram // service times of the tick (newSignalHist)
 	// p50 is the median service time measured over the last tick that had calls (kept
 	// when retries are decided by the deadline; the declared one before the first):
 	// what a service's retry must expect to need.
@@ -85,7 +86,7 @@ func (a *arm) startCall(ai int32, at *attempt, lg *logical) {
 			// timeout can fire before the answer. If it cannot, the call needs no timer.
 			c.connAt = now
 			d := a.serviceTime(st, c, lg)
-			if timed && d >= timeout {
+			if timed && (d >= timeout || a.hangs(lg, c)) {
 				c.tpos = a.after(a.tqDep+st.dep, timeout, ref(ci, c.gen))
 			}
 			a.serve(ci, c, lg, d)
@@ -112,6 +113,10 @@ func (a *arm) connected(ci int32, c *call, at *attempt, lg *logical) {
 	at.connWait += c.connAt - c.asked
 	dr := &a.deps[c.dep]
 	if conc := a.p.deps[c.dep].concurrency; conc > 0 && dr.busy >= conc {
+		if a.p.deps[c.dep].reject {
+			a.rejectCall(ci, c)
+			return
+		}
 		c.state = callWaitServer
 		dr.queue.push(ref(ci, c.gen))
 		dr.waiting++
@@ -128,7 +133,11 @@ func (a *arm) stage(lg *logical, c *call) *stagePlan {
 // serviceTime draws the service time of call c (of stage st of request lg) at its
 // dependency, as it stands now.
 func (a *arm) serviceTime(st *stagePlan, c *call, lg *logical) time.Duration {
-	return a.deps[c.dep].ln.Sample(a.draw(st.svcPurp, lg.id, c.num, c.stage, c.try))
+	d := a.deps[c.dep].ln.Sample(a.draw(st.svcPurp, lg.id, c.num, c.stage, c.try))
+	if lf := a.p.deps[c.dep].timeLoad; lf != nil {
+		d = a.loadedTime(lf, c.dep, d)
+	}
+	return d
 }
 
 // serve starts call ci (c) of request lg at its dependency, to take d (from serviceTime).
@@ -137,9 +146,12 @@ func (a *arm) serve(ci int32, c *call, lg *logical, d time.Duration) {
 	dr := &a.deps[c.dep]
 	dr.busy++
 	c.state = callServing
-	if dr.errRate > 0 {
+	if r := a.errRate(c.dep, dr); r > 0 {
 		st := a.stage(lg, c)
-		c.err = a.draw(st.errPurp, lg.id, c.num, c.stage, c.try) < dr.errRate
+		c.err = a.draw(st.errPurp, lg.id, c.num, c.stage, c.try) < r
+	}
+	if c.hung = !c.callerGone && a.hangs(lg, c); c.hung {
+		return // never answered: it waits for its caller to give up
 	}
 	a.hs.dep[c.dep].Call(now, c.connAt-c.asked, d)
 	if c.dep == int32(a.pol.trigger) || a.pol.retryByDeadline {
@@ -251,6 +263,8 @@ func (a *arm) callTimeout(id int64) {
 		c.state = callDone
 		a.freeCall(ci, c, lg)
 		lg.live--
+	case c.hung:
+		a.dropHung(ci) // the caller gives up the call that never answers
 	case a.pol.cancel:
 		a.cancelCall(ci)
 	default:
@@ -275,6 +289,8 @@ func (a *arm) cancelCall(ci int32) {
 		a.releaseServer(c.dep)
 		a.releaseConn(c.inst, c.dep)
 		a.hs.depCall[c.dep].CancelCompleted(a.now())
+	case callRejected:
+		a.releaseConn(c.inst, c.dep)
 	}
 	c.state = callDone
 	lg := a.sl.lg(li)

@@ -144,7 +144,7 @@ func (a *arm) terminate(ii int32) int {
 				a.deps[c.dep].waiting--
 				a.releaseConn(ii, c.dep)
 			case callServing:
-				if !a.pol.cancel {
+				if !a.pol.cancel && !c.hung { // a hung call ends with its caller
 					c.callerGone = true
 					continue
 				}

@@ -43,6 +43,13 @@
 //     fails at once, its calls in service run on as orphans (or are cancelled, under a
 //     policy that cancels), its caches are lost, and it comes back cold after the restart
 //     time.
+//   - Declared load factors multiply a dependency's service time and error rate by a
+//     function of the calls in service (or that over its concurrency), and a service's
+//     work by one of its busy workers, when the call or stage starts; a service's garbage
+//     collection makes its work take 1/(1 − overhead·h^k) as long as its attempts fill
+//     the heap (load.go). A dependency may hang a share of calls, which hold their server
+//     and connection until the caller's timeout or cancellation, and may reject calls
+//     beyond its concurrency with an overload at once (hang.go).
 //   - A regional failover (a shift fault) brings extra traffic; a load state that freezes
 //     failover refuses that share at the door (offered, then rejected as failover-frozen).
 //   - Policies wire in the control packages: control/budget (one retry budget for every

@@ -77,6 +77,9 @@ func FuzzReplay(f *testing.F) {
 	for _, in := range clientSeeds {
 		f.Add(in)
 	}
+	for _, in := range loadSeeds { // Northstar, shrunk, with load-dependent behaviour
+		f.Add(append([]byte{3, 23}, in...))
+	}
 	f.Add([]byte{0, 5, 1, 20, 60, 10, 2, 6, 0, 1, 1, 0, 12, 0, 0, 10, 0, 1, 4, 1, 1})
 	f.Add([]byte{0, 4, 2, 3, 8, 10, 6, 0, 0, 3, 9, 0, 2, 100, 14, 1, 40, 20, 16, 0, 5, 1})
 	f.Fuzz(func(t *testing.T, in []byte) {
@@ -360,7 +363,7 @@ func mutate(sc *scenario.Scenario, z *fuzzBytes) {
 	t := &sc.Topology
 	pick := func(n int) int { return z.intn(max(n, 1)) }
 	ms := time.Millisecond
-	switch z.intn(23) {
+	switch z.intn(24) {
 	case 0: // a rate
 		sc.Load.Schedule[pick(len(sc.Load.Schedule))].Rate = scenario.Rate(z.between(0, 300))
 	case 1: // a rate step
@@ -533,6 +536,8 @@ func mutate(sc *scenario.Scenario, z *fuzzBytes) {
 		addClients(sc, z)
 	case 22: // a crash or stall fault, or an autoscaler
 		instanceMutation(sc, z)
+	case 23: // load-dependent behaviour, a hanging dependency or a ceiling
+		addLoadBehaviour(sc, z)
 	default: // an objective and an alert
 		ms100 := scenario.Bound{Value: float64(z.between(1, 1000)), Unit: scenario.UnitDuration}
 		ms100.Value *= float64(ms)
@@ -585,6 +590,57 @@ func instanceMutation(sc *scenario.Scenario, z *fuzzBytes) {
 			}
 		}
 		s.Autoscale = as
+	}
+}
+
+// addLoadBehaviour gives a service or a dependency a load factor, garbage collection, a
+// hang rate (or a fault of one) or a ceiling that rejects.
+func addLoadBehaviour(sc *scenario.Scenario, z *fuzzBytes) {
+	t := &sc.Topology
+	pick := func(n int) int { return z.intn(max(n, 1)) }
+	factor := func(capacity bool) *scenario.LoadFactor {
+		f := &scenario.LoadFactor{Of: scenario.LoadOfConcurrency, A: float64(z.between(0, 20)) / 10}
+		if capacity && z.bool() {
+			f.Of = scenario.LoadOfUtilisation
+		}
+		switch z.intn(3) {
+		case 0:
+			f.Form = scenario.LoadLinear
+		case 1:
+			f.Form, f.K = scenario.LoadPolynomial, float64(z.between(1, 30))/10
+		default:
+			f.Form, f.B = scenario.LoadExponential, float64(z.between(1, 20))/10
+		}
+		return f
+	}
+	s := &t.Services[pick(len(t.Services))]
+	switch z.intn(5) {
+	case 0:
+		s.LoadFactor = &scenario.LoadFactors{ServiceTime: factor(true)}
+	case 1:
+		s.Memory.Limit = cmp.Or(s.Memory.Limit, scenario.Size(z.between(1, 64)<<20))
+		s.Memory.PerAttempt = cmp.Or(s.Memory.PerAttempt, scenario.Size(z.between(1, 4096)<<10))
+		s.Memory.GC = scenario.GC{Overhead: scenario.Fraction(float64(z.between(1, 99)) / 100), Exponent: float64(z.between(0, 40)) / 10}
+	default:
+		if len(t.Dependencies) == 0 {
+			return
+		}
+		d := &t.Dependencies[pick(len(t.Dependencies))]
+		switch z.intn(4) {
+		case 0:
+			d.LoadFactor = &scenario.LoadFactors{ServiceTime: factor(d.Concurrency > 0)}
+			if z.bool() {
+				d.LoadFactor.ErrorRate = factor(d.Concurrency > 0)
+			}
+		case 1:
+			d.HangRate = scenario.Fraction(float64(z.between(0, 10)) / 10)
+		case 2:
+			h := scenario.Fraction(float64(z.between(0, 10)) / 10)
+			sc.Faults = append(sc.Faults, scenario.Fault{At: z.dur(0, sc.Clock.Duration.Std()), For: z.dur(0, sc.Clock.Duration.Std()), Dependency: d.Name, HangRate: &h})
+		default:
+			d.Concurrency = max(d.Concurrency, z.between(1, 8))
+			d.Beyond = []string{scenario.BeyondWait, scenario.BeyondReject}[z.intn(2)]
+		}
 	}
 }
 

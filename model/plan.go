@@ -85,6 +85,7 @@ type stagePlan struct {
 	errPurp   purp // purpose of the dependency error draw
 	shedIndex int  // index into the arm's shed feature table, -1 if not optional
 	cache     int  // the cache the call reads through (index into plan.caches), -1 if none
+	hangPurp  purp // purpose of the draw that hangs a call (only if its dependency can hang)
 }
 
 // retryPlan is one layer's retry policy, compiled (scenario.Retries).
@@ -142,6 +143,11 @@ type servicePlan struct {
 	cacheBytes  float64 // the caches' full size together
 	health      *healthPlan
 	auto        *autoPlan // its autoscaler; nil without one
+	// Load-dependent work (load.go): the load factor, garbage collection's overhead at a
+	// full heap and its exponent (0: none), and whether either is declared.
+	workLoad               *loadFactor
+	gcOverhead, gcExponent float64
+	loaded                 bool
 }
 
 // healthPlan is a service's health check, compiled (scenario.Health).
@@ -169,6 +175,12 @@ type depPlan struct {
 	timeout     time.Duration
 	retries     retryPlan
 	keyed       bool
+	// Load-dependent behaviour (load.go, hang.go): the load factors of the service time
+	// and of the error rate (nil: none), the hang rate, and whether calls beyond the
+	// concurrency are rejected.
+	timeLoad, errLoad *loadFactor
+	hangRate          float64
+	reject            bool
 }
 
 // Fault kinds.
@@ -189,6 +201,7 @@ type faultPlan struct {
 	serviceTime *scenario.Quantiles
 	ln          lognormal.Dist // *serviceTime, ready to sample
 	errRate     *float64
+	hangRate    *float64 // a dependency fault's hang rate (hang.go)
 	factor      float64
 	add         int
 	count       int     // crash, stall: instances, or
@@ -454,6 +467,7 @@ func compile(sc *scenario.Scenario) (*plan, error) {
 	}
 	p.layers = append(p.layers, p.depNames...)
 
+	p.compileLoad(sc)
 	p.objectives = Objectives(sc)
 	p.alerts = compileAlerts(sc, p)
 	return p, nil

@@ -299,7 +299,7 @@ func newArm(p *plan, sc *scenario.Scenario, ad scenario.Arm, seed uint64) (*arm,
 	}
 	for i := range p.deps {
 		// Until a tick has measured it, a retry expects the declared median service time.
-		a.deps = append(a.deps, depRT{ln: p.deps[i].ln, errRate: p.deps[i].errRate, p50: p.deps[i].serviceTime.P50.Std(), hist: newSignalHist()})
+		a.deps = append(a.deps, depRT{ln: p.deps[i].ln, errRate: p.deps[i].errRate, hangRate: p.deps[i].hangRate, p50: p.deps[i].serviceTime.P50.Std(), hist: newSignalHist()})
 	}
 	if pol.identity {
 		// With identity, a keyed dependency keeps an idempotency record (control/identity's

@@ -104,6 +104,7 @@ type call struct {
 	mutation   uint8 // the mutation its stage applies, mutNone if none
 	callerGone bool  // the calling attempt stopped waiting for it
 	err        bool
+	hung       bool // the dependency will never answer it (hang.go)
 }
 
 // ring is a FIFO of refs that grows by doubling.

@@ -232,6 +232,7 @@ func (a *arm) applyDepFaults(d int) {
 			dr.errRate = *f.errRate
 		}
 	}
+	a.applyDepHang(d)
 }
 
 func (a *arm) applyWorkFaults(s int) {
@@ -261,6 +262,7 @@ func describeFault(p *plan, f *faultPlan, start bool) string {
 		if f.errRate != nil {
 			what += fmt.Sprintf(" error rate %.1f%%", 100**f.errRate)
 		}
+		what += describeHang(f)
 	case faultWork:
 		what = fmt.Sprintf("%s work ×%.2f", p.services[f.target].name, f.factor)
 	case faultShift:

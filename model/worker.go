@@ -49,6 +49,9 @@ func (a *arm) runStage(ai int32, at *attempt, lg *logical) {
 			// Consecutive work stages run back to back on the worker: one event for all.
 			in := &a.insts[at.inst]
 			scale := a.svcs[in.svc].workFactor / in.factor
+			if sp := &a.p.services[in.svc]; sp.loaded {
+				scale *= a.workLoad(in, sp)
+			}
 			var d float64
 			for {
 				if st.work.kind == scenario.DistConstant {

@@ -335,6 +335,9 @@ type Service struct {
 	// Autoscale is the service's autoscaler rule (see [Autoscale]). Nil means none: the
 	// service scales only by scale faults.
 	Autoscale *Autoscale `yaml:"autoscale,omitempty" json:"autoscale,omitempty,omitzero"`
+	// LoadFactor makes the stage work grow with the instance's busy workers (its
+	// service_time; see LoadFactors). Omitted: the work does not depend on the load.
+	LoadFactor *LoadFactors `yaml:"load_factor,omitempty" json:"load_factor,omitempty,omitzero"`
 }
 
 // Health actions: what a health check does to an instance whose probes fail.
@@ -397,6 +400,9 @@ type Memory struct {
 	Limit Size `yaml:"limit,omitempty" json:"limit,omitempty,omitzero"`
 	// PerAttempt is the heap one attempt holds while the instance has it, e.g. 2MiB.
 	PerAttempt Size `yaml:"per_attempt,omitempty" json:"per_attempt,omitempty,omitzero"`
+	// GC is the cost of collecting the heap as the attempts fill it (see GC). Zero means
+	// none.
+	GC GC `yaml:"gc,omitempty" json:"gc,omitempty,omitzero"`
 }
 
 // Cache is an in-process cache in each instance of a service, in front of a dependency
@@ -452,8 +458,22 @@ type Dependency struct {
 	// change it. Zero means none.
 	ErrorRate Fraction `yaml:"error_rate,omitempty" json:"error_rate,omitempty,omitzero"`
 	// Concurrency is how many calls the dependency serves at once, across all callers;
-	// more wait in its FIFO queue. Zero means unlimited.
+	// more wait in its FIFO queue (or are rejected: Beyond). Zero means unlimited.
 	Concurrency int `yaml:"concurrency,omitempty" json:"concurrency,omitempty,omitzero"`
+	// Beyond is what a call gets that finds all Concurrency servers busy, whichever
+	// caller and instance it comes from: wait (the default) in the dependency's FIFO
+	// queue, or reject: an explicit overload answer at once (cause overload, which a
+	// retry budget never retries), the connection given back.
+	Beyond string `yaml:"beyond,omitempty" json:"beyond,omitempty,omitzero" jsonschema:"enum=wait,enum=reject"`
+	// HangRate is the fraction of calls the dependency never answers: a hung call holds
+	// its server and its connection until the caller gives up (its timeout, or a
+	// cancellation), and then fails as a timeout; with no timeout it holds them to the
+	// end of the run. Faults may change it. Zero means none.
+	HangRate Fraction `yaml:"hang_rate,omitempty" json:"hang_rate,omitempty,omitzero"`
+	// LoadFactor makes the service time and the error rate grow with the calls in
+	// service at the dependency (see LoadFactors). Omitted: they do not depend on the
+	// load.
+	LoadFactor *LoadFactors `yaml:"load_factor,omitempty" json:"load_factor,omitempty,omitzero"`
 	// Pool is each calling instance's connection pool to the dependency.
 	Pool Pool `yaml:"pool,omitempty" json:"pool,omitempty,omitzero"`
 	// Timeout is the calling service's timeout for one call, from asking for a
@@ -477,9 +497,9 @@ type Pool struct {
 }
 
 // Fault changes an input of the scenario for a window of the run. Exactly one of its
-// kinds is set: a dependency change (Dependency with ServiceTime and/or ErrorRate), a
-// Service's WorkFactor, a Crash or a Stall of some of a Service's instances, a traffic
-// Shift, or a Scale of a service.
+// kinds is set: a dependency change (Dependency with ServiceTime, ErrorRate and/or
+// HangRate), a Service's WorkFactor, a Crash or a Stall of some of a Service's instances, a
+// traffic Shift, or a Scale of a service.
 type Fault struct {
 	// At is when the fault begins, from the start of the run.
 	At Duration `yaml:"at" json:"at"`
@@ -494,6 +514,9 @@ type Fault struct {
 	ServiceTime *Quantiles `yaml:"service_time,omitempty" json:"service_time,omitempty,omitzero"`
 	// ErrorRate replaces the dependency's error rate during the fault.
 	ErrorRate *Fraction `yaml:"error_rate,omitempty" json:"error_rate,omitempty,omitzero"`
+	// HangRate replaces the dependency's hang rate during the fault (calls that never
+	// answer; see Dependency.HangRate).
+	HangRate *Fraction `yaml:"hang_rate,omitempty" json:"hang_rate,omitempty,omitzero"`
 	// Service names the service whose stage work a WorkFactor fault changes, or whose
 	// instances a Crash or Stall fault hits.
 	Service string `yaml:"service,omitempty" json:"service,omitempty,omitzero"`
@@ -1158,6 +1181,10 @@ func (v *validator) topology() topoNames {
 			v.addf(p+".cold.for", "for is %s; expected zero or more", sv.Cold.For)
 		}
 		v.memory(p+".memory", sv.Memory)
+		v.gc(p+".memory.gc", sv.Memory)
+		if sv.LoadFactor != nil {
+			v.loadFactors(p+".load_factor", *sv.LoadFactor, false, true)
+		}
 		v.health(p+".health", sv.Health)
 		v.autoscale(p+".autoscale", sv.Autoscale, sv.Instances)
 	}
@@ -1181,6 +1208,7 @@ func (v *validator) topology() topoNames {
 			v.addf(p+".timeout", "timeout is %s; expected zero (none) or more", d.Timeout)
 		}
 		v.retries(p+".retries", d.Retries)
+		v.dependencyLoad(p, d)
 	}
 	v.caches(n)
 	if len(t.Entries) == 0 {
@@ -1436,7 +1464,8 @@ func (v *validator) classes(n topoNames) {
 }
 
 // cachesUsed reports what would do nothing: a cache no stage reads, and a memory declared
-// for a service that holds no cache (memory only decides what caches keep).
+// for a service that holds no cache and collects no garbage (memory then decides only
+// what caches keep).
 func (v *validator) cachesUsed() {
 	t := v.s.Topology
 	for i, c := range t.Caches {
@@ -1445,10 +1474,10 @@ func (v *validator) cachesUsed() {
 		}
 	}
 	for i, sv := range t.Services {
-		if sv.Memory == (Memory{}) || slices.ContainsFunc(t.Caches, func(c Cache) bool { return c.Service == sv.Name }) {
+		if sv.Memory == (Memory{}) || sv.Memory.GC.Overhead > 0 || slices.ContainsFunc(t.Caches, func(c Cache) bool { return c.Service == sv.Name }) {
 			continue
 		}
-		v.addf(fmt.Sprintf("$.topology.services[%d].memory", i), "service %q holds no cache, and memory only decides what its caches keep beside the attempts; expected a cache of %q in topology.caches (or no memory)", sv.Name, sv.Name)
+		v.addf(fmt.Sprintf("$.topology.services[%d].memory", i), "service %q holds no cache, and memory only decides what its caches keep beside the attempts; expected a cache of %q in topology.caches, a gc (or no memory)", sv.Name, sv.Name)
 	}
 }
 
@@ -1508,13 +1537,13 @@ func (v *validator) faults(n topoNames) {
 			v.addf(p+".for", "the fault ends at %s, after the end of the run (%s); expected for at most %s (or no for: until the end)", Duration(floatdur.Trunc(float64(f.At)+float64(f.For))), v.s.Clock.Duration, Duration(v.end-f.At.Std()))
 		}
 		kinds := 0
-		if f.Dependency != "" || f.ServiceTime != nil || f.ErrorRate != nil {
+		if f.Dependency != "" || f.ServiceTime != nil || f.ErrorRate != nil || f.HangRate != nil {
 			kinds++
 			if _, ok := n.deps[f.Dependency]; !ok {
 				v.addf(p+".dependency", "dependency %q is not declared; expected one of %s", f.Dependency, quoteList(dependencyNames(v.s.Topology)))
 			}
-			if f.ServiceTime == nil && f.ErrorRate == nil {
-				v.addf(p, "a dependency fault changes nothing; expected service_time or error_rate")
+			if f.ServiceTime == nil && f.ErrorRate == nil && f.HangRate == nil {
+				v.addf(p, "a dependency fault changes nothing; expected service_time, error_rate or hang_rate")
 			}
 			if f.ServiceTime != nil {
 				v.errs.Merge(p+".service_time", f.ServiceTime.Validate())
@@ -1556,7 +1585,7 @@ func (v *validator) faults(n topoNames) {
 		}
 		switch {
 		case kinds == 0:
-			v.addf(p, "the fault changes nothing; expected one of dependency (with service_time or error_rate), service with work_factor, crash or stall, shift or scale")
+			v.addf(p, "the fault changes nothing; expected one of dependency (with service_time, error_rate or hang_rate), service with work_factor, crash or stall, shift or scale")
 		case kinds > 1:
 			v.addf(p, "the fault mixes %d kinds; expected exactly one of dependency, service (work_factor, crash or stall), shift or scale per fault", kinds)
 		}
