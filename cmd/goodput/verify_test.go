@@ -178,3 +178,35 @@ func TestVerifySeveralFiles(t *testing.T) {
 		t.Errorf("%d summaries, want 2:\n%s", n, stdout.String())
 	}
 }
+
+// TestVerifyPaymentTimeoutPasses: seed 000's pool arithmetic (200 connections held 2 s
+// against 30 s, a fifteenth of the load) and its timeline's durations verify, and a pool
+// figure stated wrongly fails.
+func TestVerifyPaymentTimeoutPasses(t *testing.T) {
+	path := filepath.Join("..", "..", "examples", "payment-timeout", "payment-timeout.packet.yaml")
+	var stdout, stderr bytes.Buffer
+	if err := runVerify([]string{path}, &stdout, &stderr); err != nil {
+		t.Fatalf("verify %s: %v\n%s", path, err, stdout.String())
+	}
+	for _, want := range []string{
+		`hold_ratio\s+×\s+15\s+15\s+0\s+±0\.5 \(precision 0\)\s+ok`,
+		`load_share\s+-\s+0\.0667\s+0\.066667`,
+		`12 figures: 12 ok`,
+	} {
+		if !regexp.MustCompile(want).MatchString(stdout.String()) {
+			t.Errorf("output does not match %q:\n%s", want, stdout.String())
+		}
+	}
+	src, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wrong := filepath.Join(t.TempDir(), "wrong.packet.yaml")
+	if err := os.WriteFile(wrong, bytes.Replace(src, []byte("claim: 0.0667"), []byte("claim: 0.0714"), 1), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	stdout.Reset()
+	if err := runVerify([]string{wrong}, &stdout, &stderr); err == nil || !strings.Contains(err.Error(), "load_share") {
+		t.Errorf("verify of a wrong load share: err %v; want an error naming load_share\n%s", err, stdout.String())
+	}
+}
