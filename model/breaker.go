@@ -43,11 +43,12 @@ type breakerRT struct {
 }
 
 // instBreaker is one calling instance's breaker of a dependency, with the generation and
-// state the timeline last showed.
+// state the timeline last showed and the life of the process it belongs to.
 type instBreaker struct {
 	b     *breaker.Breaker
 	gen   uint64
 	state breaker.State
+	life  uint32
 }
 
 // heldTicket is the ticket a call holds until its result is recorded; b is nil when it
@@ -81,20 +82,27 @@ func newBreakers(p *plan, bs []scenario.BreakerPolicy) (*breakerRT, error) {
 // guards reports whether calls to dependency dep go through a breaker.
 func (r *breakerRT) guards(dep int) bool { return r != nil && r.cfgs[dep] != nil }
 
-// of returns instance ii's breaker of dependency dep, making it on first use.
-func (r *breakerRT) of(dep int, ii int32) *instBreaker {
+// breakerOf returns instance ii's breaker of dependency dep, making it on first use and
+// anew for each new process of the instance (instance.life): a restarted process has a new
+// client, whose breaker starts closed.
+func (a *arm) breakerOf(dep int, ii int32) *instBreaker {
+	r := a.pol.brk
 	row := r.by[dep]
 	if int(ii) >= len(row) {
 		row = append(row, make([]instBreaker, int(ii)+1-len(row))...)
 		r.by[dep] = row
 	}
 	ib := &row[ii]
-	if ib.b == nil {
+	life := a.insts[ii].life
+	if ib.b == nil || ib.life != life {
 		b, err := breaker.New(*r.cfgs[dep])
 		if err != nil {
 			panic(err) // validated in newBreakers
 		}
-		ib.b, ib.gen, ib.state = b, b.Generation(), breaker.Closed
+		if ib.b != nil && ib.state != breaker.Closed {
+			a.rec.BreakerState(a.now(), a.p.deps[dep].name, int(ii), ib.state.String(), breaker.Closed.String(), true)
+		}
+		*ib = instBreaker{b: b, gen: b.Generation(), state: breaker.Closed, life: life}
 	}
 	return ib
 }
@@ -114,7 +122,7 @@ func (r *breakerRT) slot(ci int32) *heldTicket {
 // breakerAllow asks instance ii's breaker of dependency dep for a call now. It returns
 // the breaker and its ticket, or false after recording the refusal.
 func (a *arm) breakerAllow(dep int, ii int32) (heldTicket, bool) {
-	ib := a.pol.brk.of(dep, ii)
+	ib := a.breakerOf(dep, ii)
 	t, err := ib.b.Allow(a.wall())
 	a.breakerSeen(dep, ii, ib)
 	if err != nil {
@@ -145,7 +153,7 @@ func (a *arm) breakerRecord(ci int32, c *call, bc breaker.Call) {
 	b, t := h.b, h.t
 	*h = heldTicket{}
 	b.Record(a.wall(), t, b.Classify(bc))
-	if ib := r.of(int(c.dep), c.inst); ib.b == b {
+	if ib := a.breakerOf(int(c.dep), c.inst); ib.b == b {
 		a.breakerSeen(int(c.dep), c.inst, ib)
 	}
 }
@@ -170,7 +178,7 @@ func (a *arm) breakerOpen(dep int, ii int32) bool {
 	if !a.pol.brk.guards(dep) {
 		return false
 	}
-	ib := a.pol.brk.of(dep, ii)
+	ib := a.breakerOf(dep, ii)
 	open := ib.b.State(a.wall()) == breaker.Open
 	a.breakerSeen(dep, ii, ib)
 	return open
@@ -185,7 +193,7 @@ func (a *arm) breakerSeen(dep int, ii int32, ib *instBreaker) {
 	}
 	st := ib.b.Stats().State
 	if st != ib.state {
-		a.rec.BreakerState(a.now(), a.p.deps[dep].name, int(ii), ib.state.String(), st.String())
+		a.rec.BreakerState(a.now(), a.p.deps[dep].name, int(ii), ib.state.String(), st.String(), false)
 	}
 	ib.gen, ib.state = g, st
 }

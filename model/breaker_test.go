@@ -2,7 +2,10 @@ package model
 
 import (
 	"fmt"
+	"reflect"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/goodput-lab/goodput/packet"
 )
@@ -96,5 +99,149 @@ func TestBreakerOpensOnFailures(t *testing.T) {
 	}
 	if b.Closes < 2 {
 		t.Errorf("closes %d; want each breaker closed through its probes", b.Closes)
+	}
+}
+
+// breakerCases is breakerScenario with the dependency's extra settings (%s), its fault
+// (%s, a fault list's entries) and the protected arm's extra policy (%s).
+const breakerCases = `
+name: breaker-cases
+clock: {duration: 12s, tick: 1s}
+load:
+  arrivals: uniform
+  schedule: [{at: 0s, rate: 200/s}]
+classes:
+  - name: request
+    share: 100%%
+    deadline: 1s
+    stages:
+      - {name: call, dependency: d}
+topology:
+  entries:
+    - {name: clients, target: api}
+  services:
+    - {name: api, instances: 2, workers: 200}
+  dependencies:
+    - {name: d, service_time: {p50: 10ms, p99: 10ms}, timeout: 100ms%s}
+faults:
+  - {at: 2s, for: 8s, dependency: d%s}
+arms:
+  - name: protected
+    policy:
+      breakers: [{dependency: d, threshold: 25%%, window: 2s, min_volume: 20, open_for: 1s}]%s
+`
+
+// TestBreakerCountsWhatTheClassifierCounts: error answers and timeouts at the call's own
+// (fixed) timeout open the breaker; timeouts set by the caller's deadline (derived
+// timeouts, with no ceiling) and a dependency's explicit overload rejections are Ignored
+// by the library's classifier and never open it, though as many calls fail.
+func TestBreakerCountsWhatTheClassifierCounts(t *testing.T) {
+	for _, tc := range []struct {
+		name, dep, fault, policy string
+		trips                    bool
+	}{
+		{"error answers", "", ", error_rate: 40%", "", true},
+		{"own timeouts", "", ", hang_rate: 40%", "", true},
+		{"caller-deadline timeouts", "", ", hang_rate: 40%", "\n      dependency_timeout: derived\n      deadline: {reserve: 100ms}", false},
+		{"overload rejections", ", concurrency: 1, beyond: reject", ", service_time: {p50: 20ms, p99: 20ms}", "", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			pk := fates(t, decode(t, fmt.Sprintf(breakerCases, tc.dep, tc.fault, tc.policy)), 1)
+			a := &pk.Arms[0]
+			b := a.Breakers[0]
+			if got := b.Trips > 0; got != tc.trips {
+				t.Errorf("trips %d (refused %d); want tripped %v", b.Trips, b.Refused, tc.trips)
+			}
+			if a.Totals.Failed < 300 {
+				t.Errorf("%d requests failed; want the fault to fail about 40%% or more of 1600", a.Totals.Failed)
+			}
+		})
+	}
+}
+
+// TestBreakerSameDraws: a breaker that never opens (min_volume above every window's
+// calls) changes nothing of the replay, as both arms draw the same for the same calls; one
+// that opens changes nothing before its first trip.
+func TestBreakerSameDraws(t *testing.T) {
+	never := strings.Replace(fmt.Sprintf(breakerScenario, "", ""), "min_volume: 20", "min_volume: 1000000", 1)
+	pk := fates(t, decode(t, never), 7)
+	base, prot := armNamed(t, pk, "baseline"), armNamed(t, pk, "protected")
+	if b := prot.Breakers[0]; b.Trips != 0 || b.Refused != 0 {
+		t.Fatalf("breakers %+v; want a breaker that never opens", b)
+	}
+	if base.Totals != prot.Totals {
+		t.Errorf("totals differ with a breaker that never opens:\nbaseline  %+v\nprotected %+v", base.Totals, prot.Totals)
+	}
+	if !reflect.DeepEqual(base.Series, prot.Series) || !reflect.DeepEqual(base.Dependencies, prot.Dependencies) {
+		t.Errorf("series or dependency figures differ with a breaker that never opens")
+	}
+
+	pk = fates(t, decode(t, fmt.Sprintf(breakerScenario, "", "")), 7)
+	base, prot = armNamed(t, pk, "baseline"), armNamed(t, pk, "protected")
+	first := time.Duration(*prot.Breakers[0].FirstTrip * float64(time.Second))
+	rows := 0
+	for i := range base.Series {
+		if base.Series[i].T+time.Second > first {
+			break
+		}
+		rows++
+		if !reflect.DeepEqual(base.Series[i], prot.Series[i]) {
+			t.Errorf("tick at %v, before the first trip at %v, differs:\nbaseline  %+v\nprotected %+v", base.Series[i].T, first, base.Series[i], prot.Series[i])
+		}
+	}
+	if rows < 5 {
+		t.Errorf("%d rows before the first trip at %v; want the 5 before the fault", rows, first)
+	}
+}
+
+// TestBreakerStopsRetries: the client does not retry a failed call while its breaker is
+// open (the probe that fails opens it again), and a refused call is no attempt and is not
+// retried: the protected arm's dependency layer retries far less than the baseline's.
+func TestBreakerStopsRetries(t *testing.T) {
+	pk := fates(t, decode(t, fmt.Sprintf(breakerScenario, ", retries: {max: 2, on: [error]}", "")), 1)
+	base, prot := armNamed(t, pk, "baseline"), armNamed(t, pk, "protected")
+	if n := prot.Retry.SuppressedBy["breaker-open"]; n == 0 {
+		t.Errorf("no retry suppressed as breaker-open (%+v); want the failed probes not retried", prot.Retry)
+	}
+	if n := base.Retry.SuppressedBy["breaker-open"]; n != 0 {
+		t.Errorf("baseline: %d retries suppressed as breaker-open; want none without a breaker", n)
+	}
+	layer := func(a *packet.Arm) packet.LayerStats {
+		for _, l := range a.Layers {
+			if l.Name == "d" {
+				return l
+			}
+		}
+		t.Fatal("no layer d")
+		return packet.LayerStats{}
+	}
+	bl, pl := layer(base), layer(prot)
+	if pl.Retries*2 > bl.Retries {
+		t.Errorf("retries at d: protected %d, baseline %d; want the open breakers to stop most", pl.Retries, bl.Retries)
+	}
+	if b := prot.Breakers[0]; pl.Attempts+b.Refused > bl.Attempts {
+		t.Errorf("protected: %d attempts and %d refused at d, more than the baseline's %d attempts; want refusals neither attempted nor retried", pl.Attempts, b.Refused, bl.Attempts)
+	}
+}
+
+// TestBreakerNewProcess: an instance whose process crashes while its breaker is open
+// comes back with a new client, whose breaker starts closed; the timeline says so, and
+// the change is no close.
+func TestBreakerNewProcess(t *testing.T) {
+	src := strings.Replace(fmt.Sprintf(breakerScenario, "", ""),
+		"faults:\n", "faults:\n  - {at: 7500ms, for: 1s, service: api, crash: {count: 1}}\n", 1)
+	pk := fates(t, decode(t, src), 1)
+	prot := armNamed(t, pk, "protected")
+	var restarted []packet.Event
+	for _, e := range prot.Events {
+		if e.Kind == "breaker" && strings.Contains(e.Text, "a new process") {
+			restarted = append(restarted, e)
+		}
+	}
+	if len(restarted) != 1 {
+		t.Fatalf("%d breaker events of a new process (%v); want the crashed instance's", len(restarted), restarted)
+	}
+	if e := restarted[0]; *e.Instance != 0 || e.To != "Closed" || e.From == "Closed" || e.T < 7500*time.Millisecond || e.T > 9*time.Second {
+		t.Errorf("event %+v; want instance 0's open breaker replaced by a closed one at the crash", e)
 	}
 }

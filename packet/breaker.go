@@ -60,10 +60,15 @@ func (r *Recorder) BreakerRefused(at time.Duration, dep, reason string) {
 }
 
 // BreakerState records that instance's breaker of dep went from state from to state to
-// at at ("Closed", "Open", "HalfOpen"), in the timeline as an event of kind breaker.
-func (r *Recorder) BreakerState(at time.Duration, dep string, instance int, from, to string) {
+// at at ("Closed", "Open", "HalfOpen"), in the timeline as an event of kind breaker. With
+// restarted, the instance's process was replaced and its new breaker starts in state to:
+// the change is on the timeline but is no trip, reopen or close.
+func (r *Recorder) BreakerState(at time.Duration, dep string, instance int, from, to string, restarted bool) {
 	b := r.breakerAcc(dep)
+	text := fmt.Sprintf("%s breaker of instance %d: %s → %s", dep, instance, from, to)
 	switch {
+	case restarted:
+		text += " (a new process, with a new breaker)"
 	case to == "Open" && from == "Closed":
 		b.Trips++
 		if b.FirstTrip == nil {
@@ -79,7 +84,7 @@ func (r *Recorder) BreakerState(at time.Duration, dep string, instance int, from
 	inst := instance
 	r.events = append(r.events, Event{
 		At: r.cfg.Start.Add(at), T: roundS(at), Arm: r.cfg.Arm, Kind: "breaker",
-		Text: fmt.Sprintf("%s breaker of instance %d: %s → %s", dep, instance, from, to),
+		Text: text,
 		From: from, To: to, Dependency: dep, Instance: &inst,
 	})
 }
