@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"unsafe"
 
 	"github.com/goodput-lab/goodput/control/breaker"
+	"github.com/goodput-lab/goodput/packet"
 	"github.com/goodput-lab/goodput/scenario"
 )
 
@@ -106,6 +108,32 @@ func (a *arm) breakerOf(dep int, ii int32) *instBreaker {
 	}
 	return ib
 }
+
+// breakerBytes bounds what the breakers of policy pol take in an arm of plan p, with
+// inflight requests in flight at once: a breaker per guarded dependency and instance the run
+// can have (at most one an instance's worker), a ticket place per call in flight (doubled
+// for the slices that grow by doubling), and the events the timeline lists.
+func (p *plan) breakerBytes(pol scenario.Policy, inflight float64) float64 {
+	if len(pol.Breakers) == 0 {
+		return 0
+	}
+	per := 0.0
+	for _, b := range pol.Breakers {
+		k := b.Buckets
+		if k == 0 {
+			k = breaker.DefaultBuckets
+		}
+		per += breakerFixedBytes + float64(16*k) + float64(unsafe.Sizeof(instBreaker{}))
+	}
+	return per*float64(p.maxWorkers) + inflight*2*float64(unsafe.Sizeof(heldTicket{})) + packet.MaxBreakerEvents*breakerEventBytes
+}
+
+// Sizes of a breaker for breakerBytes: a Breaker with its stripes and a generation, and an
+// event of the timeline with its text.
+const (
+	breakerFixedBytes = 4 << 10
+	breakerEventBytes = 512
+)
 
 // slot is the ticket place of call ci.
 func (r *breakerRT) slot(ci int32) *heldTicket {

@@ -245,3 +245,58 @@ func TestBreakerNewProcess(t *testing.T) {
 		t.Errorf("event %+v; want instance 0's open breaker replaced by a closed one at the crash", e)
 	}
 }
+
+// breakerSeeds are inputs of mutate that add a breaker (case 25): on the minimal scenario
+// they make a dependency for it; with every field drawn, and with every field left to the
+// library's defaults.
+var breakerSeeds = [][]byte{
+	{25, 10, 3, 50, 0, 0, 1, 2, 1, 100, 4, 5, 1, 50, 1, 3, 2},
+	{25, 5, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+	{25, 2, 5, 100, 0, 0, 0, 0, 0, 1, 255, 0, 2, 0},
+}
+
+// TestFuzzAddsBreaker: each breaker seed adds a breaker to the minimal scenario, which
+// stays valid and replays under FuzzReplay's checks.
+func TestFuzzAddsBreaker(t *testing.T) {
+	for i, in := range breakerSeeds {
+		sc := minimalScenario()
+		z := &fuzzBytes{b: in}
+		mutate(sc, z)
+		if n := len(sc.Arms[0].Policy.Breakers); n != 1 {
+			t.Errorf("seed %d adds %d breakers; want 1", i, n)
+			continue
+		}
+		if err := sc.Validate(); err != nil {
+			t.Errorf("seed %d: %v", i, err)
+			continue
+		}
+		checkReplay(t, sc, 1)
+	}
+}
+
+// TestBreakerPacketRoundTrip: the breakers' figures and events survive packet.json and
+// events.jsonl.
+func TestBreakerPacketRoundTrip(t *testing.T) {
+	pk := fates(t, decode(t, fmt.Sprintf(breakerScenario, "", "")), 1)
+	dir := t.TempDir()
+	if err := pk.WriteDir(dir); err != nil {
+		t.Fatal(err)
+	}
+	back, err := packet.Read(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, got := armNamed(t, pk, "protected"), armNamed(t, back, "protected")
+	if !reflect.DeepEqual(want.Breakers, got.Breakers) {
+		t.Errorf("breakers read back %+v; wrote %+v", got.Breakers, want.Breakers)
+	}
+	var events []packet.Event
+	for _, e := range got.Events {
+		if e.Kind == "breaker" {
+			events = append(events, e)
+		}
+	}
+	if len(events) == 0 || events[0].Dependency != "d" || events[0].Instance == nil || events[0].From != "Closed" || events[0].To != "Open" {
+		t.Errorf("breaker events read back %+v; want the first a trip of d's breaker of an instance", events)
+	}
+}

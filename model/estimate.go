@@ -166,7 +166,7 @@ func Estimate(sc *scenario.Scenario) (Cost, error) {
 			c.Lifetime = whole
 		}
 		c.InFlight = max(c.InFlight, ceil64(inflight))
-		c.Memory = ceil64(float64(c.Memory) + inflight*float64(c.BytesPerRequest) + float64(p.fixedBytes()))
+		c.Memory = ceil64(float64(c.Memory) + inflight*float64(c.BytesPerRequest) + float64(p.fixedBytes()) + p.breakerBytes(ad.Policy, inflight))
 	}
 	return c, nil
 }

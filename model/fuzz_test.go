@@ -80,6 +80,10 @@ func FuzzReplay(f *testing.F) {
 	for _, in := range loadSeeds { // Northstar, shrunk, with load-dependent behaviour
 		f.Add(append([]byte{3, 23}, in...))
 	}
+	for _, in := range breakerSeeds { // the minimal scenario and Northstar, with a breaker
+		f.Add(append([]byte{0}, in...))
+		f.Add(append([]byte{3}, in...))
+	}
 	f.Add([]byte{0, 5, 1, 20, 60, 10, 2, 6, 0, 1, 1, 0, 12, 0, 0, 10, 0, 1, 4, 1, 1})
 	f.Add([]byte{0, 4, 2, 3, 8, 10, 6, 0, 0, 3, 9, 0, 2, 100, 14, 1, 40, 20, 16, 0, 5, 1})
 	f.Fuzz(func(t *testing.T, in []byte) {
@@ -363,7 +367,7 @@ func mutate(sc *scenario.Scenario, z *fuzzBytes) {
 	t := &sc.Topology
 	pick := func(n int) int { return z.intn(max(n, 1)) }
 	ms := time.Millisecond
-	switch z.intn(24) {
+	switch z.intn(26) {
 	case 0: // a rate
 		sc.Load.Schedule[pick(len(sc.Load.Schedule))].Rate = scenario.Rate(z.between(0, 300))
 	case 1: // a rate step
@@ -538,6 +542,8 @@ func mutate(sc *scenario.Scenario, z *fuzzBytes) {
 		instanceMutation(sc, z)
 	case 23: // load-dependent behaviour, a hanging dependency or a ceiling
 		addLoadBehaviour(sc, z)
+	case 25: // a circuit breaker in an arm's policy
+		addBreaker(sc, z)
 	default: // an objective and an alert
 		ms100 := scenario.Bound{Value: float64(z.between(1, 1000)), Unit: scenario.UnitDuration}
 		ms100.Value *= float64(ms)
@@ -548,6 +554,43 @@ func mutate(sc *scenario.Scenario, z *fuzzBytes) {
 			sc.Alerts = append(sc.Alerts, alert(sc, z))
 		}
 	}
+}
+
+// addBreaker gives an arm a circuit breaker for a dependency (one that a stage calls, made
+// when there is none), with its fields drawn or left zero for the library's defaults.
+func addBreaker(sc *scenario.Scenario, z *fuzzBytes) {
+	t := &sc.Topology
+	ms := time.Millisecond
+	if len(t.Dependencies) == 0 {
+		p50 := z.dur(ms, 20*ms)
+		t.Dependencies = append(t.Dependencies, scenario.Dependency{Name: "d0",
+			ServiceTime: scenario.Quantiles{P50: p50, P99: 4 * p50},
+			ErrorRate:   scenario.Fraction(float64(z.intn(6)) / 10), Timeout: z.dur(0, 200*ms)})
+		c := &sc.Classes[z.intn(len(sc.Classes))]
+		c.Stages = append(c.Stages, scenario.Stage{Name: fmt.Sprintf("st%d", len(c.Stages)), Dependency: "d0"})
+	}
+	arm := &sc.Arms[z.intn(len(sc.Arms))]
+	b := scenario.BreakerPolicy{Dependency: t.Dependencies[z.intn(len(t.Dependencies))].Name}
+	if slices.ContainsFunc(arm.Policy.Breakers, func(x scenario.BreakerPolicy) bool { return x.Dependency == b.Dependency }) {
+		return
+	}
+	if z.bool() {
+		th := scenario.Fraction(float64(z.between(1, 10)) / 10)
+		b.Threshold = &th
+	}
+	if z.bool() {
+		b.Window = z.dur(100*ms, 5*time.Second)
+		b.Buckets = z.between(0, 20)
+	}
+	b.MinVolume = z.between(0, 30)
+	if z.bool() {
+		b.OpenFor = z.dur(10*ms, 2*time.Second)
+		if z.bool() {
+			b.MaxOpenFor = b.OpenFor * scenario.Duration(z.between(1, 8))
+		}
+	}
+	b.Probes = z.between(0, 4)
+	arm.Policy.Breakers = append(arm.Policy.Breakers, b)
 }
 
 // instanceMutation adds a crash or a stall of some of a service's instances, or gives a

@@ -25,6 +25,10 @@ type BreakerStats struct {
 	FirstTrip *float64 `json:"first_trip_s"`
 }
 
+// MaxBreakerEvents bounds the breaker events an arm's timeline lists, and so the memory
+// they take however often breakers change state; the packet's figures count every change.
+const MaxBreakerEvents = 10000
+
 // breakerAcc accumulates one dependency's breakers.
 type breakerAcc struct {
 	BreakerStats
@@ -81,6 +85,13 @@ func (r *Recorder) BreakerState(at time.Duration, dep string, instance int, from
 		b.Closes++
 	}
 	r.row(at)
+	switch r.breakerEvents++; {
+	case r.breakerEvents == MaxBreakerEvents+1:
+		r.Annotate(at, "breaker", fmt.Sprintf("%d breaker state changes listed; the later ones are only counted (breakers in packet.json)", MaxBreakerEvents))
+		return
+	case r.breakerEvents > MaxBreakerEvents:
+		return
+	}
 	inst := instance
 	r.events = append(r.events, Event{
 		At: r.cfg.Start.Add(at), T: roundS(at), Arm: r.cfg.Arm, Kind: "breaker",

@@ -285,11 +285,12 @@ type Recorder struct {
 	ticks            [tickRing]tickHist
 	state            string // load state of the latest sample
 
-	winLat      []winLatency
-	transitions []Transition
-	events      []Event
-	alerts      []alertAcc    // by rule of Config.Alerts
-	breakers    []*breakerAcc // by dependency guarded, in first-seen order (breaker.go)
+	winLat        []winLatency
+	transitions   []Transition
+	events        []Event
+	alerts        []alertAcc    // by rule of Config.Alerts
+	breakers      []*breakerAcc // by dependency guarded, in first-seen order (breaker.go)
+	breakerEvents int           // breaker state changes so far (at most MaxBreakerEvents listed)
 
 	// fixed is the arm [Arm.Evaluate] evaluates: its latency percentiles stand in for the
 	// histograms (nil for a Recorder that records).
