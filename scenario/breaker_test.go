@@ -87,3 +87,26 @@ func TestBreakerPolicyErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestBreakerPolicySet: --set reaches a breaker by the arm's name and the breaker's
+// index, and can give an arm breakers; what it sets is validated as the file's fields are.
+func TestBreakerPolicySet(t *testing.T) {
+	sc, err := Decode("b.yaml", []byte(strings.Replace(breakerBase, "%s", "- {dependency: pay, threshold: 25%}", 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := sc.With(Override{Path: "arms.protected.policy.breakers.0.threshold", Value: "30%"},
+		Override{Path: "arms.baseline.policy.breakers", Value: "[{dependency: bank, open_for: 2s}]"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if th := got.Arms[1].Policy.Breakers[0].Threshold; th == nil || *th != 0.3 {
+		t.Errorf("threshold %v; want 30%%", th)
+	}
+	if bs := got.Arms[0].Policy.Breakers; len(bs) != 1 || bs[0].Dependency != "bank" || bs[0].OpenFor.Std() != 2*time.Second {
+		t.Errorf("baseline's breakers %+v; want bank's with open_for 2s", bs)
+	}
+	if _, err := sc.With(Override{Path: "arms.protected.policy.breakers.0.dependency", Value: "nope"}); err == nil || !strings.Contains(err.Error(), `dependency "nope" is not a dependency`) {
+		t.Errorf("setting an unknown dependency: %v; want it refused", err)
+	}
+}
