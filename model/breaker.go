@@ -20,7 +20,9 @@ import (
 // Outcome the breaker's classifier gives for what the caller saw, and a failed call is not
 // retried while its breaker is open. A breaker's state changes go to the timeline as
 // events of kind breaker, at the instant the breaker makes them (a timed change from open
-// to half-open when the first call after the open period asks).
+// to half-open when the first call after the open period asks). A dependency's overload
+// rejection (hang.go) reaches the breaker as the call freed unanswered: Ignored, as the
+// classifier takes a 429.
 
 // Refusal reasons of a breaker, as the packet counts them.
 const (
@@ -28,7 +30,6 @@ const (
 	reasonProbeLimit   = "probe-limit"
 	statusAnswerOK     = 200 // a successful answer, for the classifier
 	statusAnswerFailed = 503 // the dependency's error answer, for the classifier
-	statusOverloaded   = 429 // the dependency's explicit overload rejection
 )
 
 // errCallTimeout is what a caller sees of a call that timed out: a deadline exceeded.

@@ -1,12 +1,14 @@
 package model
 
 import (
+	"context"
 	"fmt"
 	"reflect"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/goodput-lab/goodput/control/breaker"
 	"github.com/goodput-lab/goodput/packet"
 )
 
@@ -298,5 +300,27 @@ func TestBreakerPacketRoundTrip(t *testing.T) {
 	}
 	if len(events) == 0 || events[0].Dependency != "d" || events[0].Instance == nil || events[0].From != "Closed" || events[0].To != "Open" {
 		t.Errorf("breaker events read back %+v; want the first a trip of d's breaker of an instance", events)
+	}
+}
+
+// TestBreakerCallOutcomes is the table of what the arm tells the breaker's classifier of
+// each way a call ends, and the outcome the library's default classifier makes of it.
+func TestBreakerCallOutcomes(t *testing.T) {
+	fixed, derived := &arm{pol: &policyRT{}}, &arm{pol: &policyRT{derived: true}}
+	for _, tc := range []struct {
+		name string
+		call breaker.Call
+		want breaker.Outcome
+	}{
+		{"answer", breaker.Call{Status: statusAnswerOK}, breaker.Success},
+		{"error answer", breaker.Call{Status: statusAnswerFailed}, breaker.Failure},
+		{"timeout at the dependency's own timeout", fixed.breakerTimeout(), breaker.Failure},
+		{"timeout derived from the caller's deadline", derived.breakerTimeout(), breaker.Ignored},
+		{"overload rejection, as a client sees it", breaker.Call{Status: 429, Overload: true}, breaker.Ignored},
+		{"freed unanswered (cancelled, crashed)", breaker.Call{Err: context.Canceled}, breaker.Ignored},
+	} {
+		if got := breaker.DefaultClassify(tc.call); got != tc.want {
+			t.Errorf("%s: %+v is %v; want %v", tc.name, tc.call, got, tc.want)
+		}
 	}
 }
