@@ -105,14 +105,14 @@ type failoverRule struct {
 
 // cellRT is one cell's state in an arm.
 type cellRT struct {
-	out                 bool          // failed over
-	badAt, goodAt       time.Duration // since when the signal has been unhealthy (healthy); -1 if not
-	ok, all             []int         // the success rate's ring, by tick
-	okTick, allTick     int           // this tick's goodput and terminal states
-	slot                int
-	reserve             int // the grant's warm capacity less the headroom, from the last tick
-	packet.CellStats        // the cell's figures
-	signal              float64
+	out              bool          // failed over
+	badAt, goodAt    time.Duration // since when the signal has been unhealthy (healthy); -1 if not
+	ok, all          []int         // the success rate's ring, by tick
+	okTick, allTick  int           // this tick's goodput and terminal states
+	slot             int
+	reserve          int // the grant's warm capacity less the headroom, from the last tick
+	packet.CellStats     // the cell's figures
+	signal           float64
 }
 
 // cellsRT is the cells' state in an arm; nil without cells.

@@ -101,8 +101,8 @@ func CellName(cell, name string) string { return cell + "/" + name }
 // the index of each entry, service, dependency and cache in the declared topology, the
 // index of the cell's copy (a shared dependency's one copy for every cell).
 type CellCopy struct {
-	Name                                     string
-	Share                                    float64
+	Name                                    string
+	Share                                   float64
 	Entries, Services, Dependencies, Caches []int
 }
 
