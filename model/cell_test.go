@@ -257,3 +257,56 @@ arms: [{name: only}]
 		})
 	}
 }
+
+// TestFailoverFrozenAndRefused offers requests at a fixed instant with cell a failed
+// over: a load state that froze failover keeps them in a (counted as frozen); a grant
+// that cell b cannot give refuses them, and with beyond: reject they are rejected.
+func TestFailoverFrozenAndRefused(t *testing.T) {
+	for _, c := range []struct {
+		name, policy     string
+		frozen, reserve0 bool
+		moved, frozenN   bool
+		refused, reject  bool
+	}{
+		{"moved", "{mode: health, below: 90%}", false, false, true, false, false, false},
+		{"frozen", "{mode: health, below: 90%}", true, false, false, true, false, false},
+		{"frozen grant", "{mode: grant, below: 90%}", true, false, false, true, false, false},
+		{"beyond the grant, stays", "{mode: grant, below: 90%}", false, true, false, false, true, false},
+		{"beyond the grant, rejected", "{mode: grant, below: 90%, beyond: reject}", false, true, false, false, true, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			sc := cellScenario(t, "50%", "", c.policy)
+			p, err := compile(sc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			a, err := newArm(p, sc, sc.Arms[1], 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			a.cells.cells[0].out = true
+			a.cells.cells[1].reserve = 1000
+			if c.reserve0 {
+				a.cells.cells[1].reserve = 0
+			}
+			a.pol.freezeFailover = c.frozen
+			for id := range int64(100) {
+				a.offer(0, 0, id)
+			}
+			ca, cb := a.cells.cells[0], a.cells.cells[1]
+			if got := ca.FailedOverOut > 0 && ca.FailedOverOut == cb.FailedOverIn; got != c.moved {
+				t.Errorf("moved out %d, in %d; want moved %v", ca.FailedOverOut, cb.FailedOverIn, c.moved)
+			}
+			if got := ca.FailoverFrozen > 0; got != c.frozenN {
+				t.Errorf("frozen %d, want some %v", ca.FailoverFrozen, c.frozenN)
+			}
+			if got := cb.RefusedByGrant > 0; got != c.refused {
+				t.Errorf("refused by b's grant %d, want some %v", cb.RefusedByGrant, c.refused)
+			}
+			rejected := a.rec.Finish(nil).RejectedBy["failover-refused"]
+			if got := rejected > 0 && rejected == cb.RefusedByGrant; got != c.reject {
+				t.Errorf("rejected failover-refused %d, want %v", rejected, c.reject)
+			}
+		})
+	}
+}

@@ -80,6 +80,9 @@ func FuzzReplay(f *testing.F) {
 	for _, in := range loadSeeds { // Northstar, shrunk, with load-dependent behaviour
 		f.Add(append([]byte{3, 23}, in...))
 	}
+	for _, in := range cellSeeds {
+		f.Add(in)
+	}
 	f.Add([]byte{0, 5, 1, 20, 60, 10, 2, 6, 0, 1, 1, 0, 12, 0, 0, 10, 0, 1, 4, 1, 1})
 	f.Add([]byte{0, 4, 2, 3, 8, 10, 6, 0, 0, 3, 9, 0, 2, 100, 14, 1, 40, 20, 16, 0, 5, 1})
 	f.Fuzz(func(t *testing.T, in []byte) {
@@ -363,7 +366,7 @@ func mutate(sc *scenario.Scenario, z *fuzzBytes) {
 	t := &sc.Topology
 	pick := func(n int) int { return z.intn(max(n, 1)) }
 	ms := time.Millisecond
-	switch z.intn(24) {
+	switch z.intn(25) {
 	case 0: // a rate
 		sc.Load.Schedule[pick(len(sc.Load.Schedule))].Rate = scenario.Rate(z.between(0, 300))
 	case 1: // a rate step
@@ -538,6 +541,8 @@ func mutate(sc *scenario.Scenario, z *fuzzBytes) {
 		instanceMutation(sc, z)
 	case 23: // load-dependent behaviour, a hanging dependency or a ceiling
 		addLoadBehaviour(sc, z)
+	case 24: // cells, failover, a shared dependency and a router's panic mode
+		addCells(sc, z)
 	default: // an objective and an alert
 		ms100 := scenario.Bound{Value: float64(z.between(1, 1000)), Unit: scenario.UnitDuration}
 		ms100.Value *= float64(ms)
