@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"time"
+	"unsafe"
 
 	"github.com/goodput-lab/goodput/packet"
 	"github.com/goodput-lab/goodput/scenario"
@@ -155,6 +156,19 @@ func newCellsRT(p *plan, f *scenario.FailoverPolicy) *cellsRT {
 		}
 	}
 	return rt
+}
+
+// cellBytes bounds what the cells of an arm with failover policy f hold: each cell's
+// state and the success rate's ring of window ticks (for the work-budget estimate).
+func (p *plan) cellBytes(f *scenario.FailoverPolicy) int64 {
+	if p.cells == nil {
+		return 0
+	}
+	window := int64(1)
+	if f != nil {
+		window = int64(cmp.Or(f.Window.Std(), 30*time.Second)/p.tick) + 1
+	}
+	return int64(len(p.cells.names)) * (int64(unsafe.Sizeof(cellRT{})) + 2*8*window)
 }
 
 // drawCell is the cell a uniform draw u picks by the shares.

@@ -155,7 +155,7 @@ func Estimate(sc *scenario.Scenario) (Cost, error) {
 			c.Lifetime = whole
 		}
 		c.InFlight = max(c.InFlight, ceil64(inflight))
-		c.Memory = ceil64(float64(c.Memory) + inflight*float64(c.BytesPerRequest) + float64(p.fixedBytes()))
+		c.Memory = ceil64(float64(c.Memory) + inflight*float64(c.BytesPerRequest) + float64(p.fixedBytes()) + float64(p.cellBytes(ad.Policy.Failover)))
 	}
 	return c, nil
 }

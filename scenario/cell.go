@@ -429,8 +429,8 @@ func (v *validator) failover(p string, f *FailoverPolicy) {
 		v.addf(p+".window", "window is %s; expected zero (30s) or more", f.Window)
 	case f.Window > 0 && f.Window.Std() < v.tick:
 		v.addf(p+".window", "window %s is shorter than a tick (%s); expected at least a tick", f.Window, Duration(v.tick))
-	case f.Window > 0 && f.Window.Std() > 100_000*v.tick:
-		v.addf(p+".window", "window %s is more than 100000 ticks; expected a shorter window", f.Window)
+	case f.Window > 0 && f.Window.Std() > 10_000*v.tick:
+		v.addf(p+".window", "window %s is more than 10000 ticks; expected a shorter window", f.Window)
 	}
 	if f.For < 0 {
 		v.addf(p+".for", "for is %s; expected zero or more", f.For)
