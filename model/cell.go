@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"math"
+	"strings"
 	"time"
 	"unsafe"
 
@@ -169,6 +170,29 @@ func (p *plan) cellBytes(f *scenario.FailoverPolicy) int64 {
 		window = int64(cmp.Or(f.Window.Std(), 30*time.Second)/p.tick) + 1
 	}
 	return int64(len(p.cells.names)) * (int64(unsafe.Sizeof(cellRT{})) + 2*8*window)
+}
+
+// servicesNamed are the services a path step into topology.services names (a name, else
+// an index): the one service, or with cells every cell's copy of the declared one.
+func (p *plan) servicesNamed(step string) []int {
+	if p.cells == nil {
+		if s := named(step, len(p.services), func(i int) string { return p.services[i].name }); s >= 0 {
+			return []int{s}
+		}
+		return nil
+	}
+	first := p.cells.svcs[0]
+	k := named(step, len(first), func(i int) string {
+		return strings.TrimPrefix(p.services[first[i]].name, p.cells.names[0]+"/")
+	})
+	if k < 0 {
+		return nil
+	}
+	var out []int
+	for _, svcs := range p.cells.svcs {
+		out = append(out, svcs[k])
+	}
+	return out
 }
 
 // drawCell is the cell a uniform draw u picks by the shares.

@@ -310,3 +310,34 @@ func TestFailoverFrozenAndRefused(t *testing.T) {
 		})
 	}
 }
+
+// TestCellsActionScales: an action that sets a declared service's instances scales every
+// cell's copy of it.
+func TestCellsActionScales(t *testing.T) {
+	sc := cellScenario(t, "50%", "", "{mode: health, below: 90%}")
+	sc.Actions = []scenario.Action{{At: scenario.Duration(10 * time.Second), Set: scenario.Sets{"topology.services.app.instances": int64(3)}}}
+	if err := sc.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	p, err := compile(sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, _, err := armOf(p, sc, sc.Arms[0], 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.begin()
+	a.s.Run(15 * time.Second)
+	for c, svcs := range a.p.cells.svcs {
+		up := 0
+		for _, ii := range a.svcs[svcs[0]].insts {
+			if in := &a.insts[ii]; in.up && !in.retired {
+				up++
+			}
+		}
+		if up != 3 {
+			t.Errorf("cell %s: %d instances up after the action, want 3", a.p.cells.names[c], up)
+		}
+	}
+}
