@@ -28,7 +28,8 @@ type Cell struct {
 	Share Fraction `yaml:"share" json:"share"`
 	// Set changes the cell's copy of the topology, by paths under topology written as
 	// --set writes them (services.checkout.instances: 4, dependencies.ledger.service_time:
-	// {p50: 30ms, p99: 90ms}). Names cannot change, nor a shared dependency.
+	// {p50: 30ms, p99: 90ms}), on top of what the arm's sets and the actions make of the
+	// topology. Names cannot change, nor a shared dependency.
 	Set Sets `yaml:"set,omitempty" json:"set,omitempty,omitzero"`
 }
 
