@@ -195,7 +195,7 @@ func triggerDependency(sc *scenario.Scenario, deps []string, name string) int {
 		}
 	}
 	for i, d := range deps { // a fault on every cell's copy: the first cell's
-		if strings.HasSuffix(d, "/"+name) {
+		if name != "" && strings.HasSuffix(d, "/"+name) {
 			return i
 		}
 	}
