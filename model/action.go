@@ -82,8 +82,10 @@ func compileActions(in *scenario.ArmInputs, name string) ([]actionStep, error) {
 			steps := strings.Split(o.Path, ".")
 			switch {
 			case len(steps) == 4 && steps[0] == "topology" && steps[1] == "services" && steps[3] == "instances":
-				if s := named(steps[2], len(p.services), func(i int) string { return p.services[i].name }); s >= 0 && !slices.Contains(st.scale, s) {
-					st.scale = append(st.scale, s)
+				for _, s := range p.servicesNamed(steps[2]) { // with cells, every cell's copy (cell.go)
+					if !slices.Contains(st.scale, s) {
+						st.scale = append(st.scale, s)
+					}
 				}
 			case steps[0] == "arms" && len(steps) > 1:
 				arms := act.Scenario.Arms

@@ -94,6 +94,7 @@ type arm struct {
 	binding *constraintSampler // the binding constraint's gauges (constraint.go), from the first tick
 	ix      instanceFaults     // stall faults' instances (crash.go)
 	scalers []autoscaler       // by service; nil without an autoscale rule (autoscale.go)
+	cells   *cellsRT           // the cells and their failover (cell.go); nil without cells
 
 	// Connections in use to the trigger dependency, and their integral over the tick.
 	trigInUse int

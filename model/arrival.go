@@ -133,7 +133,7 @@ func (a *arm) scheduleArrival(k int) {
 // drawClass is the class a uniform draw u picks by the shares.
 func (p *plan) drawClass(u float64) int {
 	ci := 0
-	for ci < len(p.classes)-1 && u >= p.classes[ci].cum {
+	for ci < p.nClasses-1 && u >= p.classes[ci].cum {
 		ci++
 	}
 	return ci
@@ -195,6 +195,13 @@ func (a *arm) offer(now time.Duration, ci int, id int64) {
 		// failover into the cell, so the cell refuses it and it stays in its origin.
 		a.reject(now, cp, id, "failover-frozen")
 		return
+	}
+	if a.cells != nil {
+		// A scenario with cells: the cell that serves the request (cell.go).
+		if ci = a.cellRoute(now, ci, id); ci < 0 {
+			return
+		}
+		cp = &a.p.classes[ci]
 	}
 	if a.act != nil && a.act.limited(int(cp.entry), now) {
 		a.reject(now, cp, id, "rate-limited")

@@ -122,26 +122,15 @@ func Estimate(sc *scenario.Scenario) (Cost, error) {
 	perReq := 0.0    // typical events per request of load.schedule's, by share
 	ownEvents := 0.0 // typical events of the other load
 	var maxEvents, attempts float64
-	for i, cl := range p.classes {
+	for i := range p.nClasses {
 		share := p.share(i)
 		n := poissonBound(mean*share + own[i])
 		c.ByClass = append(c.ByClass, n)
-		ep := &p.entries[cl.entry]
-		tries := float64(1 + ep.retries.max)
-		typical, calls, perAttempt := 1.0, 0.0, 2.0 // arrival; an attempt's timeout and its retry's backoff
-		for j, st := range cl.stages {
-			switch {
-			case st.hasWork:
-				if j == 0 || !cl.stages[j-1].hasWork {
-					typical++
-				}
-				perAttempt++
-			default:
-				t := float64(1 + p.deps[st.dep].retries.max)
-				typical++
-				calls += t
-				perAttempt += 3 * t // answer, timeout, retry's backoff
-			}
+		// With cells a request runs in one cell's copy of its class: the costliest bounds it.
+		var tries, typical, calls, perAttempt float64
+		for k := i; k < len(p.classes); k += p.nClasses {
+			t, ty, ca, pa := p.classCost(&p.classes[k])
+			tries, typical, calls, perAttempt = max(tries, t), max(typical, ty), max(calls, ca), max(perAttempt, pa)
 		}
 		perReq += share * typical
 		ownEvents += own[i] * typical
@@ -166,9 +155,31 @@ func Estimate(sc *scenario.Scenario) (Cost, error) {
 			c.Lifetime = whole
 		}
 		c.InFlight = max(c.InFlight, ceil64(inflight))
-		c.Memory = ceil64(float64(c.Memory) + inflight*float64(c.BytesPerRequest) + float64(p.fixedBytes()) + p.breakerBytes(ad.Policy, inflight))
+		c.Memory = ceil64(float64(c.Memory) + inflight*float64(c.BytesPerRequest) + float64(p.fixedBytes()) + p.breakerBytes(ad.Policy, inflight) + float64(p.cellBytes(ad.Policy.Failover)))
 	}
 	return c, nil
+}
+
+// classCost is what one request of class cl costs: its entry's tries, and per try its
+// typical events, dependency calls and events at most.
+func (p *plan) classCost(cl *classPlan) (tries, typical, calls, perAttempt float64) {
+	tries = float64(1 + p.entries[cl.entry].retries.max)
+	typical, perAttempt = 1, 2 // arrival; an attempt's timeout and its retry's backoff
+	for j, st := range cl.stages {
+		switch {
+		case st.hasWork:
+			if j == 0 || !cl.stages[j-1].hasWork {
+				typical++
+			}
+			perAttempt++
+		default:
+			t := float64(1 + p.deps[st.dep].retries.max)
+			typical++
+			calls += t
+			perAttempt += 3 * t // answer, timeout, retry's backoff
+		}
+	}
+	return tries, typical, calls, perAttempt
 }
 
 // offered returns the expected requests load.schedule offers over the clock and its peak
@@ -234,7 +245,7 @@ func (p *plan) ownOffered() (own []float64, peak float64) {
 			if sp.class >= 0 {
 				own[sp.class] += float64(b.n)
 			} else {
-				for i := range p.classes {
+				for i := range p.nClasses {
 					own[i] += float64(b.n) * p.share(i)
 				}
 			}
@@ -257,8 +268,10 @@ func sum(xs []float64) float64 {
 	return s
 }
 
-// share is class i's share of the offered load.
+// share is class i's share of the offered load (with cells, the declared class's for
+// each cell's copy of it: a bound on the copy's share).
 func (p *plan) share(i int) float64 {
+	i %= p.nClasses
 	if i == 0 {
 		return p.classes[0].cum
 	}

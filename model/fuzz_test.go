@@ -84,6 +84,9 @@ func FuzzReplay(f *testing.F) {
 		f.Add(append([]byte{0}, in...))
 		f.Add(append([]byte{3}, in...))
 	}
+	for _, in := range cellSeeds {
+		f.Add(in)
+	}
 	f.Add([]byte{0, 5, 1, 20, 60, 10, 2, 6, 0, 1, 1, 0, 12, 0, 0, 10, 0, 1, 4, 1, 1})
 	f.Add([]byte{0, 4, 2, 3, 8, 10, 6, 0, 0, 3, 9, 0, 2, 100, 14, 1, 40, 20, 16, 0, 5, 1})
 	f.Fuzz(func(t *testing.T, in []byte) {
@@ -544,6 +547,8 @@ func mutate(sc *scenario.Scenario, z *fuzzBytes) {
 		addLoadBehaviour(sc, z)
 	case 25: // a circuit breaker in an arm's policy
 		addBreaker(sc, z)
+	case 24: // cells, failover, a shared dependency and a router's panic mode
+		addCells(sc, z)
 	default: // an objective and an alert
 		ms100 := scenario.Bound{Value: float64(z.between(1, 1000)), Unit: scenario.UnitDuration}
 		ms100.Value *= float64(ms)

@@ -50,6 +50,11 @@ type plan struct {
 	classNames []string
 	maxWorkers int  // workers of every instance the run can have: start plus scale-outs
 	limited    bool // some entry has a rate limit
+
+	// nClasses is the declared classes: p.classes holds them, then (with cells) each
+	// further cell's copy of them (cell.go).
+	nClasses int
+	cells    *cellsPlan // nil without cells
 }
 
 type classPlan struct {
@@ -148,6 +153,7 @@ type servicePlan struct {
 	workLoad               *loadFactor
 	gcOverhead, gcExponent float64
 	loaded                 bool
+	panic                  float64 // the router's panic threshold (cell_panic.go); 0: none
 }
 
 // healthPlan is a service's health check, compiled (scenario.Health).
@@ -226,6 +232,14 @@ func compile(sc *scenario.Scenario) (*plan, error) {
 	if err := sc.Validate(); err != nil {
 		return nil, fmt.Errorf("model: invalid scenario: %w", err)
 	}
+	base := sc.Topology
+	var lay []scenario.CellCopy
+	if len(sc.Cells) > 0 {
+		var err error
+		if sc, lay, err = sc.ExpandCells(); err != nil {
+			return nil, fmt.Errorf("model: %w", err)
+		}
+	}
 	p := &plan{
 		name:     sc.Name,
 		start:    sc.Clock.Start.Time(),
@@ -271,6 +285,7 @@ func compile(sc *scenario.Scenario) (*plan, error) {
 			routerPurp:  p.purpose(s.Name + "/router"),
 			memLimit:    float64(s.Memory.Limit),
 			perAttempt:  float64(s.Memory.PerAttempt),
+			panic:       float64(s.PanicThreshold),
 		}
 		if sp.coldFactor == 0 {
 			sp.coldFactor = 1
@@ -342,6 +357,7 @@ func compile(sc *scenario.Scenario) (*plan, error) {
 		}
 	}
 
+	aliasCells(lay, base, entryIdx, depIdx, cacheIdx)
 	var cum float64
 	var longest time.Duration
 	shared := 0 // the last class drawn by the shares
@@ -405,6 +421,8 @@ func compile(sc *scenario.Scenario) (*plan, error) {
 			p.classes[i].cum = 1 // absorb rounding in the shares
 		}
 	}
+	p.nClasses = len(p.classes)
+	p.compileCellClasses(lay)
 	p.compileUsers(sc.Load.Users)
 
 	for _, f := range sc.Faults {

@@ -150,7 +150,7 @@ func newPolicy(p *plan, sc *scenario.Scenario, pol scenario.Policy, start time.T
 			return nil, err
 		}
 		rt.machine = m
-		rt.trigger = triggerDependency(sc, ls.Trigger)
+		rt.trigger = triggerDependency(sc, p.depNames, ls.Trigger)
 	}
 	if sh := pol.Shed; sh != nil {
 		table, err := shedPlan(sc, sh.Features).Compile()
@@ -187,7 +187,7 @@ func newPolicy(p *plan, sc *scenario.Scenario, pol scenario.Policy, start time.T
 
 // triggerDependency is the dependency whose health lets Protected end: the declared one,
 // else the dependency of the first dependency fault, else the first dependency.
-func triggerDependency(sc *scenario.Scenario, name string) int {
+func triggerDependency(sc *scenario.Scenario, deps []string, name string) int {
 	if name == "" {
 		for _, f := range sc.Faults {
 			if f.Dependency != "" {
@@ -196,8 +196,13 @@ func triggerDependency(sc *scenario.Scenario, name string) int {
 			}
 		}
 	}
-	for i, d := range sc.Topology.Dependencies {
-		if d.Name == name {
+	for i, d := range deps { // the plan's: with cells, their copies (cell/name)
+		if d == name {
+			return i
+		}
+	}
+	for i, d := range deps { // a fault on every cell's copy: the first cell's
+		if name != "" && strings.HasSuffix(d, "/"+name) {
 			return i
 		}
 	}

@@ -67,6 +67,10 @@ type svcRT struct {
 // there.
 func (a *arm) route(ai int32, at *attempt, lg *logical, svc int) {
 	sp := &a.p.services[svc]
+	if sp.panic > 0 && a.panicking(svc) {
+		a.panicRoute(ai, at, lg, svc) // panic mode (cell_panic.go)
+		return
+	}
 	rt := &a.svcs[svc]
 	pick := int32(-1)
 	n := len(rt.insts)

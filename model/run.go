@@ -241,6 +241,7 @@ func newArm(p *plan, sc *scenario.Scenario, ad scenario.Arm, seed uint64) (*arm,
 	}
 	a.dropFn = a.dropped
 	a.scalers = newScalers(p)
+	a.cells = newCellsRT(p, ad.Policy.Failover)
 	if p.limited {
 		a.act = newActionRT(p, seed)
 	}
@@ -370,7 +371,9 @@ func (a *arm) run(ctx context.Context, progress func(time.Duration)) (packet.Arm
 		st := b.Stats()
 		a.rec.RetryBudget(st.Requests, st.Retries)
 	}
-	return a.rec.Finish(p.objectives), nil
+	out := a.rec.Finish(p.objectives)
+	out.Cells = a.cellStats()
+	return out, nil
 }
 
 // overBudget is the error of an arm stopped at its event budget.

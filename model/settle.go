@@ -27,6 +27,9 @@ func (a *arm) settled(lg *logical, out packet.Outcome) {
 }
 
 func (a *arm) terminalHook(lg *logical, out packet.Outcome) {
+	if a.cells != nil {
+		a.cellTerminal(lg, out)
+	}
 	if a.hooks != nil && a.hooks.terminal != nil {
 		a.hooks.terminal(a.name, lg.id, out)
 	}

@@ -137,6 +137,9 @@ func (a *arm) tick() {
 	if a.scalers != nil {
 		a.autoscale(now)
 	}
+	if a.cells != nil {
+		a.cellTick(min(now, a.p.duration-1)) // stamped as the alerts are (cell.go)
+	}
 
 	a.tk.offered, a.tk.attempts, a.tk.edgeAttempts, a.tk.edgeTimeouts, a.tk.goodput = 0, 0, 0, 0, 0
 	a.tk.slack.Reset()

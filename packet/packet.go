@@ -81,6 +81,9 @@ type Arm struct {
 	// Breakers are what the circuit breakers did, by dependency they guard (absent for
 	// an arm without breakers): calls refused, trips, reopens and closes.
 	Breakers []BreakerStats `json:"breakers,omitempty"`
+	// Cells are the figures of each cell of a scenario with cells, in the scenario's
+	// order (absent without cells).
+	Cells []CellStats `json:"cells,omitempty"`
 	// Live is what a live run measured beside the populations: the generator's own
 	// figures, the lab's overhead and the fault proxies' evidence. Nil for a replay.
 	Live *Live `json:"live,omitempty"`

@@ -55,6 +55,10 @@ type Scenario struct {
 	// Actions change inputs at instants of the run, in all arms or named ones: a
 	// release, a rollback, a manual scale, an admission pause (see [Action]).
 	Actions []Action `yaml:"actions,omitempty" json:"actions,omitempty,omitzero"`
+	// Cells are two or more cells, each running its own copy of the topology and offered
+	// its share of the load (see [Cell]); an arm's policy.failover moves traffic between
+	// them. Omitted: one topology, no cells.
+	Cells []Cell `yaml:"cells,omitempty" json:"cells,omitempty,omitzero"`
 }
 
 // Clock fixes the virtual clock of a replay.
@@ -338,6 +342,13 @@ type Service struct {
 	// LoadFactor makes the stage work grow with the instance's busy workers (its
 	// service_time; see LoadFactors). Omitted: the work does not depend on the load.
 	LoadFactor *LoadFactors `yaml:"load_factor,omitempty" json:"load_factor,omitempty,omitzero"`
+	// PanicThreshold is the router's panic mode, as Envoy's healthy panic threshold (whose
+	// default is 50%): while the share of the service's instances taking traffic (up,
+	// route-ready and passing health checks) among those it runs is below it, the router
+	// spreads attempts at random over all of them, healthy or not, instead of
+	// concentrating them on the few healthy ones; an attempt sent to an instance that is
+	// down fails at once with an error. Zero means no panic mode.
+	PanicThreshold Fraction `yaml:"panic_threshold,omitempty" json:"panic_threshold,omitempty,omitzero"`
 }
 
 // Health actions: what a health check does to an instance whose probes fail.
@@ -356,7 +367,7 @@ const (
 // a worker reaches it and drops it). So a slow instance, one whose queue holds more than Timeout of work, fails its
 // probes: health checks remove slow instances. When every instance of a service is out of
 // routing, the service refuses attempts as overload (no endpoints, as Kubernetes leaves
-// it; no panic routing).
+// it, unless the router has a panic_threshold).
 type Health struct {
 	// Interval is the time between two probes of an instance, e.g. 10s, at least 1ms. A
 	// Health with every field zero means no health check.
@@ -486,6 +497,9 @@ type Dependency struct {
 	// Keyed says the dependency deduplicates mutations by the logical identity a policy
 	// with identity sends (an idempotency key).
 	Keyed bool `yaml:"keyed,omitempty" json:"keyed,omitempty,omitzero"`
+	// Shared makes the dependency one copy that every cell calls (a scenario with cells
+	// only): its concurrency is shared by all of them. Omitted, each cell has its own.
+	Shared bool `yaml:"shared,omitempty" json:"shared,omitempty,omitzero"`
 }
 
 // Pool is a bounded connection pool per calling instance.
@@ -627,6 +641,10 @@ type Policy struct {
 	// Breakers are circuit breakers in the services' clients, one per dependency they
 	// guard and per calling instance (BreakerPolicy); none means calls are never refused.
 	Breakers []BreakerPolicy `yaml:"breakers,omitempty" json:"breakers,omitempty,omitzero"`
+	// Failover moves traffic between the scenario's cells (see [FailoverPolicy]): on the
+	// origin's health (mode health) or within the destination's grant (mode grant). Nil
+	// means no failover: every request is served in the cell it is offered to.
+	Failover *FailoverPolicy `yaml:"failover,omitempty" json:"failover,omitempty,omitzero"`
 }
 
 // DeadlinePolicy is deadline propagation and cancellation (control/deadline).
@@ -1041,6 +1059,7 @@ func (v *validator) run() {
 	v.horizon()
 	v.rateLimits()
 	v.actionsDeclared()
+	v.cells(names)
 	if len(v.errs) == 0 {
 		v.derived() // the arms' sets and the actions, on a scenario valid without them
 	}
@@ -1230,6 +1249,7 @@ func (v *validator) topology() topoNames {
 		}
 		v.retries(p+".retries", e.Retries)
 	}
+	v.cellNames(&n)
 	return n
 }
 
