@@ -236,7 +236,7 @@ func newArm(p *plan, sc *scenario.Scenario, ad scenario.Arm, seed uint64) (*arm,
 		s:     s,
 		srcs:  newSources(p, streams),
 		shift: 1,
-		al:    newAlertRT(p),
+		al:    newAlertRT(p, ad.Name),
 		tk:    tickStats{slack: newSignalHist()},
 	}
 	a.dropFn = a.dropped
@@ -279,7 +279,7 @@ func newArm(p *plan, sc *scenario.Scenario, ad scenario.Arm, seed uint64) (*arm,
 		Dependencies: p.depNames,
 		Caches:       p.cacheNames(),
 		Objectives:   p.objectives,
-		Alerts:       p.alertNames(),
+		Alerts:       p.alertNames(ad.Name),
 	})
 	a.hs = newHandles(a.rec, p)
 	// Readiness: an instance may take traffic (RouteReady) and counts as warm once its
