@@ -361,6 +361,9 @@ func shrink(sc *scenario.Scenario, d time.Duration) *scenario.Scenario {
 			o.Window.From, o.Window.To = scale(o.Window.From), scale(o.Window.To)
 		}
 	}
+	for i := range sc.Notes {
+		sc.Notes[i].At = scale(sc.Notes[i].At)
+	}
 	for i := range sc.Alerts {
 		al := &sc.Alerts[i]
 		al.For, al.ClearFor = scale(al.For), scale(al.ClearFor)
@@ -551,10 +554,11 @@ func mutate(sc *scenario.Scenario, z *fuzzBytes) {
 		instanceMutation(sc, z)
 	case 23: // load-dependent behaviour, a hanging dependency or a ceiling
 		addLoadBehaviour(sc, z)
-	case 27: // an alert evaluated on one arm only
+	case 27: // an alert evaluated on one arm only, and a note on the timeline
 		a := alert(sc, z)
 		a.Arms = []string{sc.Arms[z.intn(len(sc.Arms))].Name}
 		sc.Alerts = append(sc.Alerts, a)
+		sc.Notes = append(sc.Notes, scenario.Note{At: z.dur(0, sc.Clock.Duration.Std()-1), Text: fmt.Sprintf("note %d", len(sc.Notes))})
 	default: // an objective and an alert
 		ms100 := scenario.Bound{Value: float64(z.between(1, 1000)), Unit: scenario.UnitDuration}
 		ms100.Value *= float64(ms)

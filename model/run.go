@@ -395,6 +395,7 @@ func (a *arm) begin() {
 			}
 		}
 	}
+	a.beginNotes()
 	a.schedule(p.tick, evTick, 0)
 	a.beginArrivals()
 }

@@ -49,12 +49,16 @@ type Scenario struct {
 	Arms []Arm `yaml:"arms" json:"arms"`
 	// Objectives are evaluated on every arm.
 	Objectives []Objective `yaml:"objectives,omitempty" json:"objectives,omitempty,omitzero"`
-	// Alerts are monitoring rules evaluated on every arm: each firing and clearing is
-	// annotated on the timeline, and packet.json reports when each first fired.
+	// Alerts are monitoring rules evaluated on every arm (or the arms each names): each
+	// firing and clearing is annotated on the timeline, and packet.json reports when each
+	// first fired.
 	Alerts []Alert `yaml:"alerts,omitempty" json:"alerts,omitempty,omitzero"`
 	// Actions change inputs at instants of the run, in all arms or named ones: a
 	// release, a rollback, a manual scale, an admission pause (see [Action]).
 	Actions []Action `yaml:"actions,omitempty" json:"actions,omitempty,omitzero"`
+	// Notes are remarks on the timeline at instants of the run, in every arm's events
+	// and on the report's charts (see [Note]); they change nothing.
+	Notes []Note `yaml:"notes,omitempty" json:"notes,omitempty,omitzero"`
 }
 
 // Clock fixes the virtual clock of a replay.
@@ -925,8 +929,8 @@ func (Bound) JSONSchema() *jsonschema.Schema {
 }
 
 // Truncate returns a copy of s that runs for d instead, for a shorter replay of the same
-// incident: the schedule steps, faults, objectives, alerts and actions that begin at or
-// after d are dropped (as Validate refuses them; an alert whose for, clear_for, window or
+// incident: the schedule steps, faults, objectives, alerts, actions and notes that begin
+// at or after d are dropped (as Validate refuses them; an alert whose for, clear_for, window or
 // n_of_m does not fit in d too), a fault or an objective window that runs past d ends
 // at it, and the clock's drain and tick are kept. A d of zero or more than s's duration
 // returns an unchanged copy. Call Validate on the result.
@@ -970,6 +974,12 @@ func (s *Scenario) Truncate(d time.Duration) *Scenario {
 	for _, a := range s.Actions {
 		if a.At < end {
 			out.Actions = append(out.Actions, a)
+		}
+	}
+	out.Notes = nil
+	for _, n := range s.Notes {
+		if n.At < end {
+			out.Notes = append(out.Notes, n)
 		}
 	}
 	return &out
@@ -1038,6 +1048,7 @@ func (v *validator) run() {
 	v.horizon()
 	v.rateLimits()
 	v.actionsDeclared()
+	v.notes()
 	if len(v.errs) == 0 {
 		v.derived() // the arms' sets and the actions, on a scenario valid without them
 	}
