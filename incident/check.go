@@ -76,8 +76,8 @@ func CheckWith(doc *Document, opts CheckOptions) []Diagnostic {
 	c.decisionLog()
 	c.public()
 	c.claims()
+	c.replay() // before scanProse: a replay claim's text ties the figures it states to the packet
 	c.scanProse()
-	c.replay()
 	c.constraintReplays()
 	slices.SortStableFunc(c.diags, func(a, b Diagnostic) int {
 		return cmp.Or(cmp.Compare(a.File, b.File), cmp.Compare(a.Line, b.Line), cmp.Compare(a.Col, b.Col))

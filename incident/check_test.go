@@ -688,6 +688,48 @@ replay:
 	}
 }
 
+// TestReplayClaimTiesFigures: the figures a replay claim's text states (a clock time, a
+// duration) are tied to the packet that checks them, so they need no milestone or other
+// claim; the same prose without the replay claim is reported.
+func TestReplayClaimTiesFigures(t *testing.T) {
+	dir := t.TempDir()
+	packet := `{"scenario": "x", "seed": 1, "arms": [{"name": "candidate", "totals": {"offered": 1},
+  "alerts": [{"name": "headroom", "first_fired": 4870, "flaps": 0, "cleared": null}]}]}`
+	if err := os.WriteFile(filepath.Join(dir, "packet.json"), []byte(packet), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	doc := base + `milestones: [{name: impact_start, at: 2026-03-01T10:00:00Z}, {name: mitigated, at: 2026-03-01T11:00:00Z}]
+summary: In the replay the headroom alert fires at 04:36, 62 minutes before the page.
+replay:
+  scenario: packet.json
+  packet: packet.json
+  claims:
+`
+	claim := `    - {text: "fires at 04:36, 62 minutes before", assert: "candidate.alerts[0].first_fired == 4870"}` + "\n"
+	for _, tc := range []struct {
+		name   string
+		claims string
+		want   int // diagnostics about the two figures
+	}{{"tied", claim, 0}, {"untied", "", 2}} {
+		p := filepath.Join(dir, tc.name+".incident.yaml")
+		if err := os.WriteFile(p, []byte(doc+tc.claims), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		d, err := Load(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		diags := Check(d)
+		n := len(findDiag(diags, "clock time 04:36")) + len(findDiag(diags, `duration "62 minutes"`))
+		if n != tc.want {
+			t.Errorf("%s: %d diagnostics about the figures, want %d:%s", tc.name, n, tc.want, dump(diags))
+		}
+		if tc.want == 0 && HasErrors(diags) {
+			t.Errorf("%s: errors:%s", tc.name, dump(diags))
+		}
+	}
+}
+
 func TestDecodeErrorIsDecodeError(t *testing.T) {
 	_, err := Decode("x.yaml", []byte("id: [1]\n"))
 	var de *DecodeError

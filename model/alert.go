@@ -2,6 +2,7 @@ package model
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/goodput-lab/goodput/internal/floatdur"
@@ -46,6 +47,7 @@ type alertPlan struct {
 	// 0), if hasEmpty; else such a window has no data and the threshold is not crossed.
 	empty    float64
 	hasEmpty bool
+	arms     []string // the arms the rule is evaluated on; empty: every arm
 }
 
 // compileAlerts compiles the scenario's alert rules; p has its dependencies, services and
@@ -54,7 +56,7 @@ func compileAlerts(sc *scenario.Scenario, p *plan) []alertPlan {
 	var out []alertPlan
 	for _, a := range sc.Alerts {
 		ap := alertPlan{name: a.Name, metric: a.Metric, hold: a.For.Std(), clearFor: a.ClearFor.Std(),
-			window: a.WindowTicks(p.tick)}
+			window: a.WindowTicks(p.tick), arms: a.Arms}
 		b := a.Above
 		ap.above = true
 		if b == nil {
@@ -279,14 +281,18 @@ type alertRT struct {
 	lat      latency.Histogram // completion latency of the admitted requests among them
 }
 
-// newAlertRT returns the runtime of p's alert rules, nil without any.
-func newAlertRT(p *plan) *alertRT {
-	if len(p.alerts) == 0 {
+// newAlertRT returns the runtime of p's alert rules evaluated on the named arm, nil
+// without any.
+func newAlertRT(p *plan, arm string) *alertRT {
+	if len(p.alertNames(arm)) == 0 {
 		return nil
 	}
 	r := &alertRT{lat: newSignalHist()}
 	for i := range p.alerts {
 		ap := &p.alerts[i]
+		if !ap.appliesTo(arm) {
+			continue
+		}
 		r.evals = append(r.evals, newAlertEval(ap, p.tick))
 		r.answers = r.answers || ap.kind == alertLatency || ap.kind == alertSuccessRate
 	}
@@ -413,11 +419,19 @@ func (p *plan) alertBytes() int64 {
 	return n
 }
 
-// alertNames are the rules' names, in order, for the Recorder.
-func (p *plan) alertNames() []string {
+// alertNames are the names of the rules evaluated on the named arm, in order, for its
+// Recorder.
+func (p *plan) alertNames(arm string) []string {
 	var names []string
 	for _, a := range p.alerts {
-		names = append(names, a.name)
+		if a.appliesTo(arm) {
+			names = append(names, a.name)
+		}
 	}
 	return names
+}
+
+// appliesTo reports whether the rule is evaluated on the named arm.
+func (a *alertPlan) appliesTo(arm string) bool {
+	return len(a.arms) == 0 || slices.Contains(a.arms, arm)
 }

@@ -1,6 +1,7 @@
 package model
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -361,6 +362,50 @@ func TestAlertUtilisation(t *testing.T) {
 		a.insts[1].up = false // its process is down: neither its use nor its capacity
 		check(0, 3, 3)
 		check(2, 4, 4)
+	}
+}
+
+// TestAlertArms: a rule that names arms is evaluated on those alone. The protected arm
+// reports both rules and the baseline only the one for every arm; the rule for every arm
+// fires at the same instant in both, as without the other, since a rule only observes.
+func TestAlertArms(t *testing.T) {
+	const every = "  - {name: goodput, metric: goodput_fraction, below: 90%}\n"
+	const only = "  - {name: headroom, metric: utilisation, resource: {service: shop, of: workers}, above: 50%, arms: [protected]}\n"
+	run := func(alerts string) *packet.Packet {
+		t.Helper()
+		pk, err := Run(t.Context(), alertScenario(t, alerts), Options{Seed: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return pk
+	}
+	pk, plain := run(every+only), run(every)
+	names := func(a packet.Arm) []string {
+		var out []string
+		for _, x := range a.Alerts {
+			out = append(out, x.Name)
+		}
+		return out
+	}
+	for i, want := range [][]string{{"goodput"}, {"goodput", "headroom"}} {
+		a := pk.Arms[i]
+		if got := names(a); !slices.Equal(got, want) {
+			t.Fatalf("%s reports alerts %v, want %v", a.Name, got, want)
+		}
+		if got, alone := a.Alerts[0].FirstFired, plain.Arms[i].Alerts[0].FirstFired; got == nil || alone == nil || *got != *alone {
+			t.Errorf("%s: goodput first fired at %v beside the headroom rule, %v without it", a.Name, got, alone)
+		}
+		for _, e := range a.Events {
+			if e.Kind == "alert" && strings.HasPrefix(e.Text, "headroom") && a.Name != "protected" {
+				t.Errorf("%s: event %q of a rule for the protected arm only", a.Name, e.Text)
+			}
+		}
+	}
+	if pk.Arms[1].Alerts[1].FirstFired == nil {
+		t.Error("protected: the headroom rule never fired; the test checks nothing")
+	}
+	if pk.Arms[1].Totals != plain.Arms[1].Totals {
+		t.Errorf("protected: totals %+v with the headroom rule, %+v without it", pk.Arms[1].Totals, plain.Arms[1].Totals)
 	}
 }
 

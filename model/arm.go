@@ -37,6 +37,7 @@ const (
 	evUserAbandon  // ID: userID
 	evScheduled    // ID: instance and its life (autoscale.go)
 	evDepReject    // ID: call; its dependency's overload answer (hang.go)
+	evNote         // ID: index into the plan's notes (note.go)
 )
 
 // tickStats are counters reset every tick: the controller's and the alerts' signals.
@@ -215,6 +216,8 @@ func (a *arm) Handle(_ *sim.Sim, e sim.Event) {
 		a.kill(id)
 	case evAction:
 		a.action(int(id))
+	case evNote:
+		a.note(int(id))
 	case evBurst:
 		a.burst(id)
 	case evUserSend:

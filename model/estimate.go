@@ -352,10 +352,10 @@ func (p *plan) orphans(peak float64) (float64, bool) {
 }
 
 // fixedEvents bounds the events that do not come with requests: ticks, health probes
-// (each with its timeout and a kill), instances starting and warming up, faults and rate
-// changes.
+// (each with its timeout and a kill), instances starting and warming up, faults, rate
+// changes and notes.
 func (p *plan) fixedEvents() float64 {
-	n := float64(p.duration/p.tick) + 1 + 2*float64(len(p.faults)) + float64(len(p.schedule))
+	n := float64(p.duration/p.tick) + 1 + 2*float64(len(p.faults)) + float64(len(p.schedule)) + float64(len(p.notes))
 	for _, sp := range p.srcs[1:] {
 		n += float64(len(sp.steps))
 	}

@@ -164,18 +164,31 @@ func checkReplay(t *testing.T, sc *scenario.Scenario, seed uint64) {
 	}
 }
 
-// checkAlerts checks an arm's alerts against its events: one per rule, in order, its
-// fires (one "fired" event each) the first and the flaps, and a last clear inside the run
-// at or after the first fire exactly when the rule was not firing at the end.
+// checkAlerts checks an arm's alerts against its events: one per rule evaluated on the
+// arm, in order, its fires (one "fired" event each) the first and the flaps, and a last
+// clear inside the run at or after the first fire exactly when the rule was not firing at
+// the end; a rule for other arms has no events in this one.
 func checkAlerts(t *testing.T, sc *scenario.Scenario, a packet.Arm) {
 	t.Helper()
-	if len(a.Alerts) != len(sc.Alerts) {
-		t.Errorf("%s: %d alerts for %d rules", a.Name, len(a.Alerts), len(sc.Alerts))
+	var rules []scenario.Alert
+	for _, r := range sc.Alerts {
+		if len(r.Arms) == 0 || slices.Contains(r.Arms, a.Name) {
+			rules = append(rules, r)
+			continue
+		}
+		for _, e := range a.Events {
+			if e.Kind == "alert" && (strings.HasPrefix(e.Text, r.Name+" fired: ") || e.Text == r.Name+" resolved") {
+				t.Errorf("%s: event %q of rule %q, which is for %v", a.Name, e.Text, r.Name, r.Arms)
+			}
+		}
+	}
+	if len(a.Alerts) != len(rules) {
+		t.Errorf("%s: %d alerts for %d rules", a.Name, len(a.Alerts), len(rules))
 		return
 	}
 	for i, al := range a.Alerts {
-		if al.Name != sc.Alerts[i].Name {
-			t.Errorf("%s: alert %d is %q, rule %q", a.Name, i, al.Name, sc.Alerts[i].Name)
+		if al.Name != rules[i].Name {
+			t.Errorf("%s: alert %d is %q, rule %q", a.Name, i, al.Name, rules[i].Name)
 		}
 		var fires, clears int
 		var first, last time.Duration
@@ -355,6 +368,9 @@ func shrink(sc *scenario.Scenario, d time.Duration) *scenario.Scenario {
 			o.Window.From, o.Window.To = scale(o.Window.From), scale(o.Window.To)
 		}
 	}
+	for i := range sc.Notes {
+		sc.Notes[i].At = scale(sc.Notes[i].At)
+	}
 	for i := range sc.Alerts {
 		al := &sc.Alerts[i]
 		al.For, al.ClearFor = scale(al.For), scale(al.ClearFor)
@@ -370,7 +386,7 @@ func mutate(sc *scenario.Scenario, z *fuzzBytes) {
 	t := &sc.Topology
 	pick := func(n int) int { return z.intn(max(n, 1)) }
 	ms := time.Millisecond
-	switch z.intn(26) {
+	switch z.intn(28) {
 	case 0: // a rate
 		sc.Load.Schedule[pick(len(sc.Load.Schedule))].Rate = scenario.Rate(z.between(0, 300))
 	case 1: // a rate step
@@ -549,6 +565,11 @@ func mutate(sc *scenario.Scenario, z *fuzzBytes) {
 		addBreaker(sc, z)
 	case 24: // cells, failover, a shared dependency and a router's panic mode
 		addCells(sc, z)
+	case 27: // an alert evaluated on one arm only, and a note on the timeline
+		a := alert(sc, z)
+		a.Arms = []string{sc.Arms[z.intn(len(sc.Arms))].Name}
+		sc.Alerts = append(sc.Alerts, a)
+		sc.Notes = append(sc.Notes, scenario.Note{At: z.dur(0, sc.Clock.Duration.Std()-1), Text: fmt.Sprintf("note %d", len(sc.Notes))})
 	default: // an objective and an alert
 		ms100 := scenario.Bound{Value: float64(z.between(1, 1000)), Unit: scenario.UnitDuration}
 		ms100.Value *= float64(ms)

@@ -236,7 +236,7 @@ func newArm(p *plan, sc *scenario.Scenario, ad scenario.Arm, seed uint64) (*arm,
 		s:     s,
 		srcs:  newSources(p, streams),
 		shift: 1,
-		al:    newAlertRT(p),
+		al:    newAlertRT(p, ad.Name),
 		tk:    tickStats{slack: newSignalHist()},
 	}
 	a.dropFn = a.dropped
@@ -280,7 +280,7 @@ func newArm(p *plan, sc *scenario.Scenario, ad scenario.Arm, seed uint64) (*arm,
 		Dependencies: p.depNames,
 		Caches:       p.cacheNames(),
 		Objectives:   p.objectives,
-		Alerts:       p.alertNames(),
+		Alerts:       p.alertNames(ad.Name),
 	})
 	a.hs = newHandles(a.rec, p)
 	if pol.brk != nil {
@@ -401,6 +401,7 @@ func (a *arm) begin() {
 			}
 		}
 	}
+	a.beginNotes()
 	a.schedule(p.tick, evTick, 0)
 	a.beginArrivals()
 }

@@ -2,11 +2,12 @@ package scenario
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 )
 
-// Alert is a rule evaluated once per tick on each arm, in the forms monitoring uses: a
+// Alert is a rule evaluated once per tick on each arm (or the arms it names), in the forms monitoring uses: a
 // metric over a window (the last tick by default) crossing a threshold, firing once it
 // has been crossed for a duration (for) or in n of the last m evaluations (n_of_m), and
 // clearing once that condition has stopped holding for clear_for. Every firing and
@@ -53,6 +54,10 @@ type Alert struct {
 	// after tick; for an n_of_m rule, fewer than n of the last m crossing it. Zero clears
 	// on the first tick the condition does not hold.
 	ClearFor Duration `yaml:"clear_for,omitempty" json:"clear_for,omitempty,omitzero"`
+	// Arms names the arms the rule is evaluated on, e.g. [candidate]; empty means every
+	// arm. An arm's packet.json reports its own rules only, so a candidate arm can carry
+	// monitoring the arm as it happened did not have, on the same load and draws.
+	Arms []string `yaml:"arms,omitempty" json:"arms,omitempty,omitzero"`
 }
 
 // NOfM is the n-of-m form of an alert: at least N of the last M evaluations.
@@ -153,6 +158,22 @@ func (v *validator) alerts(n topoNames) {
 		}
 		v.alertResource(p, a, n)
 		v.alertTimes(p, a)
+		v.alertArms(p, a)
+	}
+}
+
+// alertArms checks the arms an alert names: each declared, none twice.
+func (v *validator) alertArms(p string, a Alert) {
+	seen := map[string]bool{}
+	for j, name := range a.Arms {
+		ap := fmt.Sprintf("%s.arms[%d]", p, j)
+		switch {
+		case !slices.ContainsFunc(v.s.Arms, func(x Arm) bool { return x.Name == name }):
+			v.addf(ap, "arm %q is not declared; expected one of %s", name, quoteList(armNames(v.s)))
+		case seen[name]:
+			v.addf(ap, "arm %q is named twice; expected each arm once", name)
+		}
+		seen[name] = true
 	}
 }
 

@@ -32,6 +32,7 @@ func TestValidateAcceptsAlerts(t *testing.T) {
   - {name: admission, metric: utilisation, resource: {of: admission}, above: 90%}
   - {name: queue, metric: queue_age, above: 300ms, window: 2s}
   - {name: storm, metric: amplification, above: 1.5, n_of_m: {n: 1, m: 60}}
+  - {name: headroom, metric: utilisation, resource: {service: shop, of: workers}, above: 80%, for: 5s, arms: [protected]}
 `)))
 	if err != nil {
 		t.Fatalf("rejected:\n%v", err)
@@ -45,6 +46,12 @@ func TestValidateAcceptsAlerts(t *testing.T) {
 	}
 	if s.Alerts[4].ClearFor != Duration(20*time.Second) {
 		t.Errorf("clear_for %v", s.Alerts[4].ClearFor)
+	}
+	if got := s.Alerts[10].Arms; len(got) != 1 || got[0] != "protected" {
+		t.Errorf("arms %v, want [protected]", got)
+	}
+	if s.Alerts[9].Arms != nil {
+		t.Errorf("a rule without arms decoded arms %v", s.Alerts[9].Arms)
 	}
 	if s.Alerts[0].WindowTicks(time.Second) != 1 {
 		t.Errorf("no window spans %d ticks, want 1", s.Alerts[0].WindowTicks(time.Second))
@@ -81,6 +88,8 @@ func TestValidateAlerts(t *testing.T) {
 		{"negative clear_for", "{name: x, metric: queue_age, above: 1s, clear_for: -1s}", "$.alerts[0].clear_for", "zero or more"},
 		{"clear_for the run", "{name: x, metric: queue_age, above: 1s, clear_for: 1m}", "$.alerts[0].clear_for", "could never clear"},
 		{"for the run", "{name: x, metric: queue_age, above: 1s, for: 1m}", "$.alerts[0].for", "can never fire"},
+		{"unknown arm", "{name: x, metric: queue_age, above: 1s, arms: [candidate]}", "$.alerts[0].arms[0]", `arm "candidate" is not declared; expected one of "baseline", "protected"`},
+		{"arm twice", "{name: x, metric: queue_age, above: 1s, arms: [protected, protected]}", "$.alerts[0].arms[1]", `arm "protected" is named twice`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := Decode("alerts.yaml", []byte(withAlerts(t, "  - "+tc.alert+"\n")))

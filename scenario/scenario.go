@@ -49,8 +49,9 @@ type Scenario struct {
 	Arms []Arm `yaml:"arms" json:"arms"`
 	// Objectives are evaluated on every arm.
 	Objectives []Objective `yaml:"objectives,omitempty" json:"objectives,omitempty,omitzero"`
-	// Alerts are monitoring rules evaluated on every arm: each firing and clearing is
-	// annotated on the timeline, and packet.json reports when each first fired.
+	// Alerts are monitoring rules evaluated on every arm (or the arms each names): each
+	// firing and clearing is annotated on the timeline, and packet.json reports when each
+	// first fired.
 	Alerts []Alert `yaml:"alerts,omitempty" json:"alerts,omitempty,omitzero"`
 	// Actions change inputs at instants of the run, in all arms or named ones: a
 	// release, a rollback, a manual scale, an admission pause (see [Action]).
@@ -59,6 +60,9 @@ type Scenario struct {
 	// its share of the load (see [Cell]); an arm's policy.failover moves traffic between
 	// them. Omitted: one topology, no cells.
 	Cells []Cell `yaml:"cells,omitempty" json:"cells,omitempty,omitzero"`
+	// Notes are remarks on the timeline at instants of the run, in every arm's events
+	// and on the report's charts (see [Note]); they change nothing.
+	Notes []Note `yaml:"notes,omitempty" json:"notes,omitempty,omitzero"`
 }
 
 // Clock fixes the virtual clock of a replay.
@@ -946,8 +950,8 @@ func (Bound) JSONSchema() *jsonschema.Schema {
 }
 
 // Truncate returns a copy of s that runs for d instead, for a shorter replay of the same
-// incident: the schedule steps, faults, objectives, alerts and actions that begin at or
-// after d are dropped (as Validate refuses them; an alert whose for, clear_for, window or
+// incident: the schedule steps, faults, objectives, alerts, actions and notes that begin
+// at or after d are dropped (as Validate refuses them; an alert whose for, clear_for, window or
 // n_of_m does not fit in d too), a fault or an objective window that runs past d ends
 // at it, and the clock's drain and tick are kept. A d of zero or more than s's duration
 // returns an unchanged copy. Call Validate on the result.
@@ -991,6 +995,12 @@ func (s *Scenario) Truncate(d time.Duration) *Scenario {
 	for _, a := range s.Actions {
 		if a.At < end {
 			out.Actions = append(out.Actions, a)
+		}
+	}
+	out.Notes = nil
+	for _, n := range s.Notes {
+		if n.At < end {
+			out.Notes = append(out.Notes, n)
 		}
 	}
 	return &out
@@ -1060,6 +1070,7 @@ func (v *validator) run() {
 	v.rateLimits()
 	v.actionsDeclared()
 	v.cells(names)
+	v.notes()
 	if len(v.errs) == 0 {
 		v.derived() // the arms' sets and the actions, on a scenario valid without them
 	}
