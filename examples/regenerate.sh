@@ -1,7 +1,7 @@
 #!/bin/sh
 # Regenerates every committed replay output under examples/ with the model of this
 # checkout: the Northstar packet, its cache and health variants, the ten-seed trials and
-# the three grids. Run from the repository root after a change that moves replay figures
+# the three grids, the failover example and the seed replays. Run from the repository root after a change that moves replay figures
 # (and raises model.Version); then update the figures README.md and docs/northstar.md
 # quote, and check the incident claims with `goodput incident check examples/incidents`.
 # Each line is the command docs/northstar.md quotes for that output; on two idle cores
@@ -26,4 +26,6 @@ run replay $ns/cache/northstar-cache.scenario.yaml --trials 1 \
 run replay $ns/health/northstar-health.scenario.yaml --trials 1 \
 	--vary 'topology.services.checkout.health.timeout=1s,2s,5s' \
 	--vary 'topology.services.checkout.health.failures=3,10' --out $ns/health/probes
+run replay examples/failover/failover.scenario.yaml --out examples/failover/packet
+run replay examples/router-limit/router-limit.scenario.yaml --out examples/router-limit/packet
 "$bin" incident check examples/incidents
