@@ -37,6 +37,7 @@ const (
 	evUserAbandon  // ID: userID
 	evScheduled    // ID: instance and its life (autoscale.go)
 	evDepReject    // ID: call; its dependency's overload answer (hang.go)
+	evAcquire      // ID: call; its pool's acquire timeout (pool.go)
 )
 
 // tickStats are counters reset every tick: the controller's and the alerts' signals.
@@ -224,5 +225,7 @@ func (a *arm) Handle(_ *sim.Sim, e sim.Event) {
 		a.instanceScheduled(id)
 	case evDepReject:
 		a.depRejected(id)
+	case evAcquire:
+		a.acquireTimeout(id)
 	}
 }

@@ -104,6 +104,9 @@ func (a *arm) startCall(ai int32, at *attempt, lg *logical) {
 	c.state = callWaitConn
 	pl.waiters.push(ref(ci, c.gen))
 	pl.waiting++
+	if dp.acquire > 0 && (timeout == 0 || dp.acquire < timeout) {
+		a.schedule(dp.acquire, evAcquire, ref(ci, c.gen))
+	}
 }
 
 // connected starts call ci (c), which holds a connection, for its attempt at of request lg:

@@ -172,6 +172,7 @@ type depPlan struct {
 	errRate     float64
 	concurrency int
 	pool        int
+	acquire     time.Duration // the pool's acquire timeout (pool.go); 0: none
 	timeout     time.Duration
 	retries     retryPlan
 	keyed       bool
@@ -251,6 +252,7 @@ func compile(sc *scenario.Scenario) (*plan, error) {
 			errRate:     float64(d.ErrorRate),
 			concurrency: d.Concurrency,
 			pool:        d.Pool.PerInstance,
+			acquire:     d.Pool.AcquireTimeout.Std(),
 			timeout:     d.Timeout.Std(),
 			retries:     p.retries(d.Retries, d.Name),
 			keyed:       d.Keyed,

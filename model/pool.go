@@ -107,6 +107,32 @@ func (a *arm) grantConns(ii int32, dep int32) {
 	}
 }
 
+// acquireTimeout is the pool's acquire timeout (scenario.Pool.AcquireTimeout) of call ref
+// id: if the call still waits for a connection, it gives up with reason pool-exhausted.
+// Nothing was sent, so it fails at once as an overload, which the caller may retry.
+func (a *arm) acquireTimeout(id int64) {
+	ci, gen := unref(id)
+	c := a.sl.call(ci)
+	if c.gen != gen || c.state != callWaitConn {
+		return
+	}
+	ai := c.att
+	at := a.sl.att(ai)
+	if at.gen != c.attGen || at.call != ci {
+		return
+	}
+	at.call = -1
+	li := c.lg
+	lg := a.sl.lg(li)
+	a.insts[c.inst].pools[c.dep].waiting--
+	a.hs.dep[c.dep].PoolExhausted()
+	c.state = callDone
+	a.freeCall(ci, c, lg)
+	lg.live--
+	a.callFailed(ai, causeOverload)
+	a.settle(li, lg)
+}
+
 // prefetchCall is prefetchAttempt for call ref id.
 func (a *arm) prefetchCall(id int64) {
 	if i, _ := unref(id); i >= inline {

@@ -211,6 +211,7 @@ type dependencyStatsJSON struct {
 	ConcurrencyMax  int             `json:"concurrency_max"`
 	ConcurrencyMean float64         `json:"concurrency_mean"`
 	WaitingMax      int             `json:"waiting_max"`
+	PoolExhausted   int64           `json:"pool_exhausted,omitempty"`
 }
 
 type recoveryJSON struct {
@@ -319,7 +320,7 @@ func (q Queue) wire() queueJSON {
 func (d DependencyStats) wire() dependencyStatsJSON {
 	return dependencyStatsJSON{Name: d.Name, Calls: d.Calls, ConnWait: d.ConnWait.wire(),
 		ServiceTime: d.ServiceTime.wire(), ConcurrencyMax: d.ConcurrencyMax,
-		ConcurrencyMean: d.ConcurrencyMean, WaitingMax: d.WaitingMax}
+		ConcurrencyMean: d.ConcurrencyMean, WaitingMax: d.WaitingMax, PoolExhausted: d.PoolExhausted}
 }
 
 func (r Recovery) wire() recoveryJSON {
@@ -416,7 +417,7 @@ func (w dependencyStatsJSON) dependency(c *durations) DependencyStats {
 		ConnWait:        w.ConnWait.percentiles(c, "dependencies.connection_wait"),
 		ServiceTime:     w.ServiceTime.percentiles(c, "dependencies.service_time"),
 		ConcurrencyMax:  w.ConcurrencyMax,
-		ConcurrencyMean: w.ConcurrencyMean, WaitingMax: w.WaitingMax}
+		ConcurrencyMean: w.ConcurrencyMean, WaitingMax: w.WaitingMax, PoolExhausted: w.PoolExhausted}
 }
 
 func (w recoveryJSON) recovery(c *durations) Recovery {

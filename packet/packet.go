@@ -394,6 +394,9 @@ type DependencyStats struct {
 	ConcurrencyMax  int     `json:"concurrency_max"`
 	ConcurrencyMean float64 `json:"concurrency_mean"`
 	WaitingMax      int     `json:"waiting_max"`
+	// PoolExhausted counts the calls that gave up waiting for a connection of their
+	// caller's pool at its acquire timeout (reason pool-exhausted); absent when none did.
+	PoolExhausted int64 `json:"pool_exhausted,omitempty"`
 }
 
 // CacheStats are the lookups in one cache. MissesPerOffered is backend work the cache sent

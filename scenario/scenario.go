@@ -494,6 +494,15 @@ type Pool struct {
 	// dependency. A connection is held from the call's start until the dependency
 	// finishes it (or cancellation stops it). Zero means unbounded.
 	PerInstance int `yaml:"per_instance,omitempty" json:"per_instance,omitempty,omitzero"`
+	// AcquireTimeout bounds how long a call waits for one of the pool's connections, as
+	// HikariCP's connectionTimeout or a context on Go's MaxConnsPerHost do: a call still
+	// waiting after it fails at once with reason pool-exhausted: nothing was sent, the
+	// caller sees an overload (a retry policy retries it on: overload), and packet.json
+	// counts it in the dependency's pool_exhausted. E.g. {per_instance: 200,
+	// acquire_timeout: 100ms}. The call's own timeout still applies
+	// when it is shorter. Zero (the default) waits without bound, until the call's
+	// timeout. Only with PerInstance.
+	AcquireTimeout Duration `yaml:"acquire_timeout,omitempty" json:"acquire_timeout,omitempty,omitzero"`
 }
 
 // Fault changes an input of the scenario for a window of the run. Exactly one of its
@@ -1203,6 +1212,9 @@ func (v *validator) topology() topoNames {
 		}
 		if d.Pool.PerInstance < 0 {
 			v.addf(p+".pool.per_instance", "per_instance is %d; expected zero (unbounded) or more", d.Pool.PerInstance)
+		}
+		if d.Pool.AcquireTimeout < 0 || (d.Pool.AcquireTimeout > 0 && d.Pool.PerInstance == 0) {
+			v.addf(p+".pool.acquire_timeout", "acquire_timeout is %s; expected zero (wait without bound) or more, with a bounded pool (per_instance), e.g. {per_instance: 200, acquire_timeout: 100ms}", d.Pool.AcquireTimeout)
 		}
 		if d.Timeout < 0 {
 			v.addf(p+".timeout", "timeout is %s; expected zero (none) or more", d.Timeout)
