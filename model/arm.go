@@ -38,6 +38,7 @@ const (
 	evScheduled    // ID: instance and its life (autoscale.go)
 	evDepReject    // ID: call; its dependency's overload answer (hang.go)
 	evAcquire      // ID: call; its pool's acquire timeout (pool.go)
+	evJob          // ID: jobEvent (job.go)
 )
 
 // tickStats are counters reset every tick: the controller's and the alerts' signals.
@@ -95,6 +96,7 @@ type arm struct {
 	binding *constraintSampler // the binding constraint's gauges (constraint.go), from the first tick
 	ix      instanceFaults     // stall faults' instances (crash.go)
 	scalers []autoscaler       // by service; nil without an autoscale rule (autoscale.go)
+	jobs    *jobsRT            // the jobs that run in the arm (job.go); nil without
 
 	// Connections in use to the trigger dependency, and their integral over the tick.
 	trigInUse int
@@ -227,5 +229,7 @@ func (a *arm) Handle(_ *sim.Sim, e sim.Event) {
 		a.depRejected(id)
 	case evAcquire:
 		a.acquireTimeout(id)
+	case evJob:
+		a.jobFire(id)
 	}
 }

@@ -176,7 +176,7 @@ func (a *arm) depDone(id int64) {
 		if l := a.ledgers[m]; l != nil && lg.execs[m] > 0 {
 			// The dependency honours the logical identity: the repeat is answered from its
 			// idempotency record instead of being applied again.
-			apply = l.execute(a.wall(), identity.Key(strconv.FormatInt(lg.id, 36)), !lg.recorded[m])
+			apply = l.execute(a.wall(), identity.Key(strconv.FormatInt(identityOf(lg.id), 36)), !lg.recorded[m])
 			lg.recorded[m] = true
 		}
 		if apply {

@@ -43,6 +43,7 @@ type plan struct {
 	keyPurp  purp // the draw that places a request's key in the keys' popularity
 	faults   []faultPlan
 	alerts   []alertPlan
+	jobs     []jobPlan // operator jobs (job.go)
 
 	objectives []packet.ObjectiveSpec
 	layers     []string // attempt layers: entries, then services, then dependencies (orphans)
@@ -472,6 +473,7 @@ func compile(sc *scenario.Scenario) (*plan, error) {
 	p.compileLoad(sc)
 	p.objectives = Objectives(sc)
 	p.alerts = compileAlerts(sc, p)
+	p.compileJobs(sc)
 	return p, nil
 }
 

@@ -125,6 +125,7 @@ type armJSON struct {
 	Invariants   []Invariant           `json:"invariants"`
 	Recovery     recoveryJSON          `json:"recovery"`
 	Alerts       []alertJSON           `json:"alerts,omitempty"`
+	Jobs         []Job                 `json:"jobs,omitempty"`
 	Live         *liveJSON             `json:"live,omitempty"`
 }
 
@@ -257,7 +258,7 @@ func (a *Arm) wire() armJSON {
 		Latency: a.Latency.wire(), Layers: a.Layers, Retry: a.Retry,
 		RejectedBy: a.RejectedBy, ShedBy: a.ShedBy, Samples: a.Samples, Queue: a.Queue.wire(),
 		Caches: a.Caches, Health: a.Health, Capacity: a.Capacity, Invariants: a.Invariants,
-		Recovery: a.Recovery.wire(),
+		Recovery: a.Recovery.wire(), Jobs: a.Jobs,
 	}
 	w.Transitions = convertAll(a.Transitions, Transition.wire)
 	w.Classes = convertAll(a.Classes, ClassStats.wire)
@@ -359,7 +360,7 @@ func (w *armJSON) arm(c *durations) Arm {
 		Rates: w.Rates, Latency: w.Latency.percentiles(c, "latency"), Layers: w.Layers,
 		Retry: w.Retry, RejectedBy: w.RejectedBy, ShedBy: w.ShedBy, Samples: w.Samples,
 		Queue: w.Queue.queue(c), Caches: w.Caches, Health: w.Health, Capacity: w.Capacity,
-		Invariants: w.Invariants, Recovery: w.Recovery.recovery(c),
+		Invariants: w.Invariants, Recovery: w.Recovery.recovery(c), Jobs: w.Jobs,
 	}
 	a.Transitions = convertAll(w.Transitions, func(t transitionJSON) Transition { return t.transition(c) })
 	a.Classes = convertAll(w.Classes, func(x classJSON) ClassStats { return x.class(c) })

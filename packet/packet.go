@@ -78,6 +78,9 @@ type Arm struct {
 	// Alerts are what the scenario's alert rules did, one per rule in the scenario's order
 	// (absent for a scenario without alerts): first fired, flaps and last cleared.
 	Alerts []Alert `json:"alerts,omitempty"`
+	// Jobs are what the scenario's jobs that ran in the arm did, in the scenario's order
+	// (absent without any).
+	Jobs []Job `json:"jobs,omitempty"`
 	// Live is what a live run measured beside the populations: the generator's own
 	// figures, the lab's overhead and the fault proxies' evidence. Nil for a replay.
 	Live *Live `json:"live,omitempty"`

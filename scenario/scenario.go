@@ -55,6 +55,9 @@ type Scenario struct {
 	// Actions change inputs at instants of the run, in all arms or named ones: a
 	// release, a rollback, a manual scale, an admission pause (see [Action]).
 	Actions []Action `yaml:"actions,omitempty" json:"actions,omitempty,omitzero"`
+	// Jobs are operator jobs run at instants of the run, in all arms or named ones: a
+	// retry job that re-submits a class's failed requests by their identity (see [Job]).
+	Jobs []Job `yaml:"jobs,omitempty" json:"jobs,omitempty,omitzero"`
 }
 
 // Clock fixes the virtual clock of a replay.
@@ -1047,6 +1050,7 @@ func (v *validator) run() {
 	v.horizon()
 	v.rateLimits()
 	v.actionsDeclared()
+	v.jobs()
 	if len(v.errs) == 0 {
 		v.derived() // the arms' sets and the actions, on a scenario valid without them
 	}

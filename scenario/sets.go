@@ -304,6 +304,8 @@ func armSetRefused(path string) string {
 		return "an arm's sets change the scenario, not the arms; expected the arm's own policy under policy"
 	case "actions":
 		return "actions are the scenario's timeline; expected the action's arms to say which arms it applies to"
+	case "jobs":
+		return "jobs are the scenario's timeline; expected the job's arms to say which arms it runs in"
 	case "objectives", "name":
 		return "every arm is measured against the same " + steps[0] + "; expected a path under topology, classes.NAME.stages, faults or alerts"
 	}
