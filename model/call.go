@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/goodput-lab/goodput/control/breaker"
 	"github.com/goodput-lab/goodput/control/deadline"
 	"github.com/goodput-lab/goodput/control/identity"
 )
@@ -51,6 +52,16 @@ func (a *arm) startCall(ai int32, at *attempt, lg *logical) {
 		}
 		timeout = t
 	}
+	// A breaker asks first: a refused call is not made, takes nothing and is not retried.
+	var held heldTicket
+	if a.pol.brk.guards(st.dep) {
+		h, ok := a.breakerAllow(st.dep, at.inst)
+		if !ok {
+			a.stageFailed(ai, causeError)
+			return
+		}
+		held = h
+	}
 	// Every call is an attempt at the dependency's layer; a service-level retry is also
 	// counted as a retry there (edge retries are counted at the edge).
 	a.hs.depCall[st.dep].Attempt(now)
@@ -71,6 +82,9 @@ func (a *arm) startCall(ai int32, at *attempt, lg *logical) {
 	c.asked = now
 	lg.live++
 	at.call = ci
+	if held.b != nil {
+		a.breakerHold(ci, held)
+	}
 	// Every call of a request times out at the same instant, its deadline minus the
 	// reserve, when timeouts are derived and cancellation is on: no other attempt of it is
 	// left running, so one timer per request (evReserve, set at arrival) serves all its
@@ -197,6 +211,13 @@ func (a *arm) depDone(id int64) {
 	}
 	li := c.lg
 	failed := c.err
+	if live && a.pol.brk != nil {
+		bc := breaker.Call{Status: statusAnswerOK}
+		if failed {
+			bc.Status = statusAnswerFailed
+		}
+		a.breakerRecord(ci, c, bc)
+	}
 	if live && !failed && len(a.p.caches) > 0 {
 		// The answer reached a caller still waiting for it (an orphan's is dropped).
 		if cc := a.stage(lg, c).cache; cc >= 0 {
@@ -219,6 +240,9 @@ func (a *arm) depDone(id int64) {
 
 // freeCall frees call ci (c) of request lg and marks its timeout, if still queued, dead.
 func (a *arm) freeCall(ci int32, c *call, lg *logical) {
+	if a.pol.brk != nil {
+		a.breakerFree(ci, c)
+	}
 	if c.tpos != 0 {
 		a.tqs[a.tqDep+int(c.dep)].kill(c.tpos, ref(ci, c.gen))
 	}
@@ -259,6 +283,9 @@ func (a *arm) callTimeout(id int64) {
 	at.call = -1
 	li := c.lg
 	lg := a.sl.lg(li)
+	if a.pol.brk != nil {
+		a.breakerRecord(ci, c, a.breakerTimeout())
+	}
 	switch {
 	case c.state == callWaitConn:
 		// Nothing was sent: the caller stops waiting for a connection.
@@ -308,6 +335,12 @@ func (a *arm) callFailed(ai int32, c cause) {
 	cp := &a.p.classes[lg.class]
 	st := &cp.stages[at.stage]
 	dp := &a.p.deps[st.dep]
+	if at.tries < int32(dp.retries.max) && dp.retries.on(c) && a.breakerOpen(st.dep, at.inst) {
+		// The client does not retry while its breaker is open.
+		a.rec.Suppressed(a.now(), reasonBreakerOpen)
+		a.stageFailed(ai, c)
+		return
+	}
 	backoff, ok := a.retry(a.retryRule(&dp.retries), retryAsk{
 		cause:      c,
 		retries:    int(at.tries),

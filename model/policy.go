@@ -38,6 +38,8 @@ type policyRT struct {
 	shedFeat  [][]shed.Feature // per class, per stage; only optional stages are looked up
 	shedable  [][]bool
 	shedSet   shed.Set // the levers' shed set in force
+
+	brk *breakerRT // the services' circuit breakers (breaker.go); nil without
 }
 
 // sync applies the load state's policy generation in force at now, if it is new, through
@@ -80,6 +82,11 @@ func newPolicy(p *plan, sc *scenario.Scenario, pol scenario.Policy, start time.T
 		derived:   pol.DependencyTimeout == scenario.TimeoutDerived,
 		readyWarm: pol.Readiness == scenario.ReadyWarm,
 	}
+	brk, err := newBreakers(p, pol.Breakers)
+	if err != nil {
+		return nil, err
+	}
+	rt.brk = brk
 	if pol.Retries.Mode == scenario.RetryModeBudget {
 		b := pol.Retries.Budget
 		b2, err := budget.New(budget.Config{

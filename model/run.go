@@ -290,6 +290,9 @@ func newArm(p *plan, sc *scenario.Scenario, ad scenario.Arm, seed uint64) (*arm,
 		Alerts:       p.alertNames(),
 	})
 	a.hs = newHandles(a.rec, p)
+	if pol.brk != nil {
+		a.rec.Breakers(pol.brk.names...)
+	}
 	// Readiness: an instance may take traffic (RouteReady) and counts as warm once its
 	// cold period is over; the policy decides whether traffic waits for that.
 	rcfg := readiness.Config{Route: readiness.Criteria{CacheWarm: 1}, Warm: readiness.Criteria{CacheWarm: 1}}

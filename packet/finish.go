@@ -32,6 +32,7 @@ func (r *Recorder) Finish(objectives []ObjectiveSpec) Arm {
 		Transitions:     slices.Clone(r.transitions),
 		Objectives:      []Objective{},
 		Alerts:          r.alertResults(),
+		Breakers:        r.breakerResults(),
 	}
 	if a.Transitions == nil {
 		a.Transitions = []Transition{}

@@ -126,6 +126,7 @@ type armJSON struct {
 	Recovery     recoveryJSON          `json:"recovery"`
 	Alerts       []alertJSON           `json:"alerts,omitempty"`
 	Jobs         []Job                 `json:"jobs,omitempty"`
+	Breakers     []BreakerStats        `json:"breakers,omitempty"`
 	Live         *liveJSON             `json:"live,omitempty"`
 }
 
@@ -235,6 +236,8 @@ type eventJSON struct {
 	To         string    `json:"to,omitempty"`
 	Generation uint64    `json:"generation,omitempty"`
 	Manual     bool      `json:"manual,omitempty"`
+	Dependency string    `json:"dependency,omitempty"`
+	Instance   *int      `json:"instance,omitempty"`
 }
 
 // ---- to the wire ----
@@ -264,6 +267,7 @@ func (a *Arm) wire() armJSON {
 	w.Classes = convertAll(a.Classes, ClassStats.wire)
 	w.Dependencies = convertAll(a.Dependencies, DependencyStats.wire)
 	w.Alerts = convertAll(a.Alerts, Alert.wire)
+	w.Breakers = a.Breakers
 	if a.Live != nil {
 		l := a.Live.wire()
 		w.Live = &l
@@ -332,7 +336,8 @@ func (r Recovery) wire() recoveryJSON {
 
 func (e Event) wire() eventJSON {
 	return eventJSON{At: e.At, T: seconds(e.T), Arm: e.Arm, Kind: e.Kind, Text: e.Text,
-		From: e.From, To: e.To, Generation: e.Generation, Manual: e.Manual}
+		From: e.From, To: e.To, Generation: e.Generation, Manual: e.Manual,
+		Dependency: e.Dependency, Instance: e.Instance}
 }
 
 // ---- from the wire ----
@@ -366,6 +371,7 @@ func (w *armJSON) arm(c *durations) Arm {
 	a.Classes = convertAll(w.Classes, func(x classJSON) ClassStats { return x.class(c) })
 	a.Dependencies = convertAll(w.Dependencies, func(d dependencyStatsJSON) DependencyStats { return d.dependency(c) })
 	a.Alerts = convertAll(w.Alerts, func(x alertJSON) Alert { return x.alert(c) })
+	a.Breakers = w.Breakers
 	if w.Live != nil {
 		a.Live = w.Live.live(c)
 	}
@@ -430,7 +436,8 @@ func (w recoveryJSON) recovery(c *durations) Recovery {
 
 func (w eventJSON) event(c *durations) Event {
 	return Event{At: w.At, T: c.s("t_s", w.T), Arm: w.Arm, Kind: w.Kind, Text: w.Text,
-		From: w.From, To: w.To, Generation: w.Generation, Manual: w.Manual}
+		From: w.From, To: w.To, Generation: w.Generation, Manual: w.Manual,
+		Dependency: w.Dependency, Instance: w.Instance}
 }
 
 // ---- the public types' JSON methods ----

@@ -81,6 +81,9 @@ type Arm struct {
 	// Jobs are what the scenario's jobs that ran in the arm did, in the scenario's order
 	// (absent without any).
 	Jobs []Job `json:"jobs,omitempty"`
+	// Breakers are what the circuit breakers did, by dependency they guard (absent for
+	// an arm without breakers): calls refused, trips, reopens and closes.
+	Breakers []BreakerStats `json:"breakers,omitempty"`
 	// Live is what a live run measured beside the populations: the generator's own
 	// figures, the lab's overhead and the fault proxies' evidence. Nil for a replay.
 	Live *Live `json:"live,omitempty"`
@@ -561,4 +564,9 @@ type Event struct {
 	To         string `json:"to,omitempty"`
 	Generation uint64 `json:"generation,omitempty"`
 	Manual     bool   `json:"manual,omitempty"`
+
+	// Dependency and Instance name the breaker of an event of kind breaker (a state
+	// change of one calling instance's breaker of the dependency).
+	Dependency string `json:"dependency,omitempty"`
+	Instance   *int   `json:"instance,omitempty"`
 }

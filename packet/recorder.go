@@ -289,7 +289,8 @@ type Recorder struct {
 	winLat      []winLatency
 	transitions []Transition
 	events      []Event
-	alerts      []alertAcc // by rule of Config.Alerts
+	alerts      []alertAcc    // by rule of Config.Alerts
+	breakers    []*breakerAcc // by dependency guarded, in first-seen order (breaker.go)
 
 	// fixed is the arm [Arm.Evaluate] evaluates: its latency percentiles stand in for the
 	// histograms (nil for a Recorder that records).

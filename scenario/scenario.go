@@ -636,6 +636,9 @@ type Policy struct {
 	LoadState *LoadStatePolicy `yaml:"loadstate,omitempty" json:"loadstate,omitempty,omitzero"`
 	// Readiness is when new instances take traffic: process (the default) or warm.
 	Readiness string `yaml:"readiness,omitempty" json:"readiness,omitempty,omitzero" jsonschema:"enum=process,enum=warm"`
+	// Breakers are circuit breakers in the services' clients, one per dependency they
+	// guard and per calling instance (BreakerPolicy); none means calls are never refused.
+	Breakers []BreakerPolicy `yaml:"breakers,omitempty" json:"breakers,omitempty,omitzero"`
 }
 
 // DeadlinePolicy is deadline propagation and cancellation (control/deadline).
@@ -1700,6 +1703,7 @@ func (v *validator) policy(p string, pol Policy, n topoNames) {
 	if pol.Readiness != "" && !oneOf(pol.Readiness, ReadyProcess, ReadyWarm) {
 		v.addf(p+".readiness", "unknown readiness gate %q; expected process or warm", pol.Readiness)
 	}
+	v.breakers(p+".breakers", pol.Breakers, n)
 }
 
 var loadStates = []string{"Normal", "Pressured", "Protected", "Recovering"}
