@@ -363,7 +363,7 @@ func mutate(sc *scenario.Scenario, z *fuzzBytes) {
 	t := &sc.Topology
 	pick := func(n int) int { return z.intn(max(n, 1)) }
 	ms := time.Millisecond
-	switch z.intn(24) {
+	switch z.intn(27) {
 	case 0: // a rate
 		sc.Load.Schedule[pick(len(sc.Load.Schedule))].Rate = scenario.Rate(z.between(0, 300))
 	case 1: // a rate step
@@ -538,6 +538,8 @@ func mutate(sc *scenario.Scenario, z *fuzzBytes) {
 		instanceMutation(sc, z)
 	case 23: // load-dependent behaviour, a hanging dependency or a ceiling
 		addLoadBehaviour(sc, z)
+	case 26: // a pool's acquire timeout and a retry job (job.go, pool.go)
+		addPoolAcquireAndJob(sc, z)
 	default: // an objective and an alert
 		ms100 := scenario.Bound{Value: float64(z.between(1, 1000)), Unit: scenario.UnitDuration}
 		ms100.Value *= float64(ms)
@@ -981,4 +983,28 @@ func TestFuzzAddsClients(t *testing.T) {
 		}
 		checkReplay(t, sc, 1)
 	}
+}
+
+// addPoolAcquireAndJob gives a dependency a bounded pool with an acquire timeout, and the
+// scenario a retry job of a class at an instant of the run, in every arm or the first.
+func addPoolAcquireAndJob(sc *scenario.Scenario, z *fuzzBytes) {
+	if deps := sc.Topology.Dependencies; len(deps) > 0 {
+		d := &deps[z.intn(len(deps))]
+		if d.Pool.PerInstance == 0 {
+			d.Pool.PerInstance = z.between(1, 8)
+		}
+		d.Pool.AcquireTimeout = scenario.Duration(z.dur(time.Millisecond, 200*time.Millisecond))
+	}
+	end := sc.Clock.Duration.Std()
+	j := scenario.Job{
+		Name:  fmt.Sprintf("job%d", len(sc.Jobs)),
+		Kind:  scenario.JobRetryFailed,
+		Class: sc.Classes[z.intn(len(sc.Classes))].Name,
+		At:    scenario.Duration(z.dur(0, end-time.Millisecond)),
+		Rate:  scenario.Rate(z.between(1, 500)),
+	}
+	if z.bool() && len(sc.Arms) > 1 {
+		j.Arms = []string{sc.Arms[0].Name}
+	}
+	sc.Jobs = append(sc.Jobs, j)
 }

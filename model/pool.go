@@ -1,7 +1,10 @@
 package model
 
 import (
+	"errors"
 	"math"
+
+	"github.com/goodput-lab/goodput/control/breaker"
 
 	"github.com/goodput-lab/goodput/internal/prefetch"
 )
@@ -107,6 +110,9 @@ func (a *arm) grantConns(ii int32, dep int32) {
 	}
 }
 
+// errPoolExhausted is what a caller sees of a call that gave up waiting for a connection.
+var errPoolExhausted = errors.New("connection pool exhausted")
+
 // acquireTimeout is the pool's acquire timeout (scenario.Pool.AcquireTimeout) of call ref
 // id: if the call still waits for a connection, it gives up with reason pool-exhausted.
 // Nothing was sent, so it fails at once as an overload, which the caller may retry.
@@ -124,6 +130,11 @@ func (a *arm) acquireTimeout(id int64) {
 	at.call = -1
 	li := c.lg
 	lg := a.sl.lg(li)
+	if a.pol.brk != nil {
+		// The client's own pool gave up inside the guarded call: a failure to its breaker
+		// (not the caller's deadline, which a breaker ignores).
+		a.breakerRecord(ci, c, breaker.Call{Err: errPoolExhausted})
+	}
 	a.insts[c.inst].pools[c.dep].waiting--
 	a.hs.dep[c.dep].PoolExhausted()
 	c.state = callDone
