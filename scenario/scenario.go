@@ -940,7 +940,7 @@ func (Bound) JSONSchema() *jsonschema.Schema {
 }
 
 // Truncate returns a copy of s that runs for d instead, for a shorter replay of the same
-// incident: the schedule steps, faults, objectives, alerts and actions that begin at or
+// incident: the schedule steps, faults, objectives, alerts, actions and jobs that begin at or
 // after d are dropped (as Validate refuses them; an alert whose for, clear_for, window or
 // n_of_m does not fit in d too), a fault or an objective window that runs past d ends
 // at it, and the clock's drain and tick are kept. A d of zero or more than s's duration
@@ -985,6 +985,12 @@ func (s *Scenario) Truncate(d time.Duration) *Scenario {
 	for _, a := range s.Actions {
 		if a.At < end {
 			out.Actions = append(out.Actions, a)
+		}
+	}
+	out.Jobs = nil
+	for _, j := range s.Jobs {
+		if j.At < end {
+			out.Jobs = append(out.Jobs, j)
 		}
 	}
 	return &out
