@@ -31,7 +31,8 @@ type Cost struct {
 	// Attempts bounds an arm's attempts at every layer: for each request, every attempt
 	// its entry may send (1 + the entry's retries), counted by the entry and by the
 	// service it reaches, each making every try of every dependency stage of its class
-	// (1 + the dependency's retries).
+	// (1 + the dependency's retries); a job's re-submissions (at most its class's requests,
+	// and what its rate sends to the end) count as requests here and in the events.
 	Attempts int64
 	// Events is what an arm's engine typically delivers: every request answered at its
 	// first attempt, one event for its arrival and one for each dependency call and each
@@ -55,8 +56,11 @@ type Cost struct {
 	// keeps alive after their caller left, which the topology bounds: an attempt in a
 	// worker or a queue place of an instance (every instance a scale fault may add
 	// counted), a call holding a pool's connection, or, without a pool, living its service
-	// time (its 1 − 1e-6 quantile, the faults' included). An unbounded queue, or a
-	// dependency queue that no pool bounds, bounds nothing: InFlight is then Requests.
+	// time (its 1 − 1e-6 quantile, the faults' included; a call that may hang, its
+	// timeout). An entry without a timeout keeps a request as long as its attempt can run:
+	// a count-bounded queue's wait, its work and each call cut at its timeout, under every
+	// plan of the arm (its sets and actions). An unbounded queue, or a dependency queue that
+	// no pool bounds, bounds nothing: InFlight is then Requests.
 	InFlight int64
 	// BytesPerRequest is the memory one request in flight takes: its record (the request
 	// with room for one attempt and one call), an attempt and a call of overflow, a key in
@@ -126,6 +130,7 @@ func Estimate(sc *scenario.Scenario) (Cost, error) {
 		share := p.share(i)
 		n := poissonBound(mean*share + own[i])
 		c.ByClass = append(c.ByClass, n)
+		resent := p.jobRequests(i, n)
 		ep := &p.entries[cl.entry]
 		tries := float64(1 + ep.retries.max)
 		typical, calls, perAttempt := 1.0, 0.0, 2.0 // arrival; an attempt's timeout and its retry's backoff
@@ -144,9 +149,9 @@ func Estimate(sc *scenario.Scenario) (Cost, error) {
 			}
 		}
 		perReq += share * typical
-		ownEvents += own[i] * typical
-		attempts += float64(n) * tries * (2 + calls)
-		maxEvents += float64(n) * (3 + tries*perAttempt) // arrival, deadline, reserve
+		ownEvents += (own[i] + resent) * typical
+		attempts += (float64(n) + resent) * tries * (2 + calls)
+		maxEvents += (float64(n) + resent) * (3 + tries*perAttempt) // arrival, deadline, reserve
 	}
 	fixed := p.fixedEvents()
 	c.Attempts = ceil64(attempts)

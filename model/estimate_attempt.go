@@ -145,3 +145,17 @@ func jobRate(p *plan, name string) float64 {
 	}
 	return r
 }
+
+// jobRequests bounds the requests the jobs of class ci re-submit in an arm, of the n it is
+// offered: each job at most every one of them, and no more than its rate sends from its
+// instant to the end of the run. Jobs are not offered load: they count in the attempts and
+// events, not in the requests.
+func (p *plan) jobRequests(ci int, n int64) float64 {
+	r := 0.0
+	for _, j := range p.jobs {
+		if j.class == ci {
+			r += math.Min(float64(n), math.Ceil(j.rate*(p.duration-j.at).Seconds())+1)
+		}
+	}
+	return r
+}

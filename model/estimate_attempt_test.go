@@ -32,11 +32,18 @@ func TestEstimateBoundsAttemptLife(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := a.run(context.Background(), func(time.Duration) {}); err != nil {
+		pa, err := a.run(context.Background(), func(time.Duration) {})
+		if err != nil {
 			t.Fatal(err)
 		}
 		if n := int64(a.sl.recs.n); n > c.InFlight {
 			t.Errorf("%s: %d requests alive at once; the estimate says at most %d", ad.Name, n, c.InFlight)
+		}
+		if pa.Totals.Attempts > c.Attempts || int64(a.s.Processed()) > c.EventsMax {
+			t.Errorf("%s: %d attempts, %d events; the estimate says at most %d and %d", ad.Name, pa.Totals.Attempts, a.s.Processed(), c.Attempts, c.EventsMax)
+		}
+		if len(pa.Jobs) != 1 || pa.Jobs[0].Replayed == 0 {
+			t.Errorf("%s: jobs %+v; want the job to re-submit requests", ad.Name, pa.Jobs)
 		}
 	}
 }
