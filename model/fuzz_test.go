@@ -80,6 +80,10 @@ func FuzzReplay(f *testing.F) {
 	for _, in := range loadSeeds { // Northstar, shrunk, with load-dependent behaviour
 		f.Add(append([]byte{3, 23}, in...))
 	}
+	for _, in := range jobSeeds { // with an acquire timeout and a retry job
+		f.Add(append([]byte{0, 26}, in...))
+		f.Add(append([]byte{3, 26}, in...))
+	}
 	f.Add([]byte{0, 5, 1, 20, 60, 10, 2, 6, 0, 1, 1, 0, 12, 0, 0, 10, 0, 1, 4, 1, 1})
 	f.Add([]byte{0, 4, 2, 3, 8, 10, 6, 0, 0, 3, 9, 0, 2, 100, 14, 1, 40, 20, 16, 0, 5, 1})
 	f.Fuzz(func(t *testing.T, in []byte) {

@@ -1,11 +1,15 @@
 package model
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/goodput-lab/goodput/packet"
+	"github.com/goodput-lab/goodput/scenario"
 )
 
 // retryJob is a keyed payment dependency that slows past its caller's 500ms timeout
@@ -119,5 +123,45 @@ func TestRetryJobArmsAndEnd(t *testing.T) {
 	}
 	if !strings.Contains(buf.String(), "late: re-submits") || !strings.Contains(buf.String(), "left unsent") {
 		t.Errorf("job events %q; want its start and what it left unsent", buf.String())
+	}
+}
+
+// jobSeeds are inputs of addPoolAcquireAndJob: a dependency, its acquire timeout, the job's
+// class, instant and rate, and whether it runs in one arm.
+var jobSeeds = [][]byte{
+	{0, 10, 0, 100, 200, 0},
+	{0, 255, 0, 0, 20, 1},
+	{0, 1, 0, 254, 1, 0},
+}
+
+// TestFuzzAddsPoolAcquireAndJob: each job seed adds an acquire timeout and a retry job to
+// a scenario that stays valid and replays under FuzzReplay's checks (conservation, one
+// terminal state, determinism, the estimate's bounds).
+func TestFuzzAddsPoolAcquireAndJob(t *testing.T) {
+	for i, in := range jobSeeds {
+		sc := minimalScenario()
+		sc.Topology.Dependencies = []scenario.Dependency{{
+			Name: "d0", ServiceTime: scenario.Quantiles{P50: scenario.Duration(5 * time.Millisecond), P99: scenario.Duration(40 * time.Millisecond)},
+			HangRate: 0.3, Timeout: scenario.Duration(100 * time.Millisecond), Keyed: true,
+		}}
+		sc.Classes[0].Stages = append(sc.Classes[0].Stages, scenario.Stage{Name: "call", Dependency: "d0", Mutation: scenario.MutationPaymentAuthorization})
+		before, err := json.Marshal(sc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		addPoolAcquireAndJob(sc, &fuzzBytes{b: in})
+		after, err := json.Marshal(sc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if bytes.Equal(before, after) || len(sc.Jobs) != 1 || sc.Topology.Dependencies[0].Pool.AcquireTimeout == 0 {
+			t.Errorf("seed %d: %s; want an acquire timeout and a job", i, after)
+			continue
+		}
+		if err := sc.Validate(); err != nil {
+			t.Errorf("seed %d: %v", i, err)
+			continue
+		}
+		checkReplay(t, sc, 1)
 	}
 }
