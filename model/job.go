@@ -20,9 +20,9 @@ import (
 // caches') are the first request's. It starts with the first request's mutations and
 // ledger records, so a keyed dependency under identity answers a repeat from its record,
 // and without identity a repeat counts as a duplicate. A job's requests are not offered
-// load: they skip admission and are counted in the job's figures only (not the class's,
-// the series' goodput, the alerts' or the hooks'), while their attempts and calls load the
-// topology as any other.
+// load: they skip admission and their outcomes are counted in the job's figures only (not
+// the class's, the series' goodput, the alerts' answers or the hooks'), while their attempts
+// and calls load the topology and are counted as any other's.
 
 // jobShift is where a job request's id carries its job's number plus one (at most
 // scenario's 16 jobs); the identity is the bits below.

@@ -27,9 +27,10 @@ const maxJobs = 16
 // the first request already made from its idempotency record instead of making it again
 // (a payment an orphaned call authorised is not charged twice); without identity it is
 // applied again and counted as a duplicate. Admission does not apply to it: the job's
-// requests are not offered load, and they are not counted in the class's figures, the
-// series or the alerts (the arms' offered load stays identical); their attempts and calls
-// load the topology as any other. Re-submissions not sent before the end of the clock are
+// requests are not offered load: their outcomes are not counted in the class's figures,
+// the series' offered and goodput or the alerts' answers (the arms' offered load stays
+// identical), while their attempts and calls load the topology and are counted wherever
+// attempts are (the layers, amplification, the dependencies). Re-submissions not sent before the end of the clock are
 // counted unsent. Each arm of packet.json reports, per job, how many were replayed and how
 // many of those were recovered (goodput), late or failed (any other terminal state).
 //
