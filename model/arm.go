@@ -38,6 +38,8 @@ const (
 	evScheduled    // ID: instance and its life (autoscale.go)
 	evDepReject    // ID: call; its dependency's overload answer (hang.go)
 	evNote         // ID: index into the plan's notes (note.go)
+	evAcquire      // ID: call; its pool's acquire timeout (pool.go)
+	evJob          // ID: jobEvent (job.go)
 )
 
 // tickStats are counters reset every tick: the controller's and the alerts' signals.
@@ -96,6 +98,7 @@ type arm struct {
 	ix      instanceFaults     // stall faults' instances (crash.go)
 	scalers []autoscaler       // by service; nil without an autoscale rule (autoscale.go)
 	cells   *cellsRT           // the cells and their failover (cell.go); nil without cells
+	jobs    *jobsRT            // the jobs that run in the arm (job.go); nil without
 
 	// Connections in use to the trigger dependency, and their integral over the tick.
 	trigInUse int
@@ -228,5 +231,9 @@ func (a *arm) Handle(_ *sim.Sim, e sim.Event) {
 		a.instanceScheduled(id)
 	case evDepReject:
 		a.depRejected(id)
+	case evAcquire:
+		a.acquireTimeout(id)
+	case evJob:
+		a.jobFire(id)
 	}
 }

@@ -193,7 +193,7 @@ func (a *arm) offer(now time.Duration, ci int, id int64) {
 	if a.shift > 1 && a.pol.freezeFailover && a.draw(a.p.failoverPurp, id, 0, 0, 0) < (a.shift-1)/a.shift {
 		// This request came with the regional failover; the load state has frozen
 		// failover into the cell, so the cell refuses it and it stays in its origin.
-		a.reject(now, cp, id, "failover-frozen")
+		a.reject(now, ci, id, "failover-frozen")
 		return
 	}
 	if a.cells != nil {
@@ -204,24 +204,32 @@ func (a *arm) offer(now time.Duration, ci int, id int64) {
 		cp = &a.p.classes[ci]
 	}
 	if a.act != nil && a.act.limited(int(cp.entry), now) {
-		a.reject(now, cp, id, "rate-limited")
+		a.reject(now, ci, id, "rate-limited")
 		return
 	}
 	if adm := a.pol.adm; adm != nil {
 		d := adm.Admit(a.wall(), admission.Request{Class: cp.admission, Slack: cp.deadline})
 		if !d.Admitted {
-			a.reject(now, cp, id, d.Reason.String())
+			a.reject(now, ci, id, d.Reason.String())
 			return
 		}
 	}
 	a.hs.class[ci].Admitted(now)
+	li, lg := a.newRequest(now, ci, id)
+	lg.admitted = a.pol.adm != nil
+	a.inFlight++
+	a.sendAttempt(li, lg)
+}
+
+// newRequest starts logical request id of class ci at now, with its deadline timer, for
+// the caller to send.
+func (a *arm) newRequest(now time.Duration, ci int, id int64) (int32, *logical) {
+	cp := &a.p.classes[ci]
 	li, lg := a.sl.newLogical()
 	lg.class = int16(ci)
 	lg.entry = int16(cp.entry)
 	lg.id = id
 	lg.t0 = now
-	lg.admitted = a.pol.adm != nil
-	a.inFlight++
 	if a.pol.budget != nil {
 		a.pol.budget.Request(a.wall(), "")
 	}
@@ -233,11 +241,14 @@ func (a *arm) offer(now time.Duration, ci int, id int64) {
 			a.after(a.tqClass+ci, cp.deadline, ref(li, lg.gen))
 		}
 	}
-	a.sendAttempt(li, lg)
+	return li, lg
 }
 
-func (a *arm) reject(now time.Duration, cp *classPlan, id int64, reason string) {
-	a.rec.Rejected(now, cp.name, reason)
+func (a *arm) reject(now time.Duration, ci int, id int64, reason string) {
+	a.rec.Rejected(now, a.p.classes[ci].name, reason)
+	if a.jobs != nil {
+		a.jobCollect(ci, id, nil) // rejected at the door
+	}
 	a.al.refuse()
 	if a.hooks != nil && a.hooks.rejected != nil {
 		a.hooks.rejected(a.name, id)

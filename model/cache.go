@@ -108,7 +108,7 @@ func harmonicFrom(head *[harmonicExact + 1]float64, n int, s float64) float64 {
 // stage, a miss makes the call.
 func (a *arm) lookup(in *instance, st *stagePlan, lg *logical, at *attempt) bool {
 	cr := &in.caches[a.p.caches[st.cache].slot]
-	hit := a.draw(a.p.keyPurp, lg.id, 0, 0, 0) < cr.hit
+	hit := a.draw(a.p.keyPurp, identityOf(lg.id), 0, 0, 0) < cr.hit
 	a.hs.cache[st.cache].Access(a.now(), hit)
 	return hit
 }

@@ -118,6 +118,9 @@ func (a *arm) startCall(ai int32, at *attempt, lg *logical) {
 	c.state = callWaitConn
 	pl.waiters.push(ref(ci, c.gen))
 	pl.waiting++
+	if dp.acquire > 0 && (timeout == 0 || dp.acquire < timeout) {
+		a.schedule(dp.acquire, evAcquire, ref(ci, c.gen))
+	}
 }
 
 // connected starts call ci (c), which holds a connection, for its attempt at of request lg:
@@ -187,7 +190,7 @@ func (a *arm) depDone(id int64) {
 		if l := a.ledgers[m]; l != nil && lg.execs[m] > 0 {
 			// The dependency honours the logical identity: the repeat is answered from its
 			// idempotency record instead of being applied again.
-			apply = l.execute(a.wall(), identity.Key(strconv.FormatInt(lg.id, 36)), !lg.recorded[m])
+			apply = l.execute(a.wall(), identity.Key(strconv.FormatInt(identityOf(lg.id), 36)), !lg.recorded[m])
 			lg.recorded[m] = true
 		}
 		if apply {

@@ -221,7 +221,7 @@ func (a *arm) cellRoute(now time.Duration, ci int, id int64) int {
 		case r.grant && !a.grants(d):
 			rt.cells[d].RefusedByGrant++
 			if r.rejectOver {
-				a.reject(now, &a.p.classes[ci], id, "failover-refused")
+				a.reject(now, ci, id, "failover-refused")
 				return -1
 			}
 		default:

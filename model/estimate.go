@@ -31,7 +31,8 @@ type Cost struct {
 	// Attempts bounds an arm's attempts at every layer: for each request, every attempt
 	// its entry may send (1 + the entry's retries), counted by the entry and by the
 	// service it reaches, each making every try of every dependency stage of its class
-	// (1 + the dependency's retries).
+	// (1 + the dependency's retries); a job's re-submissions (at most its class's requests,
+	// and what its rate sends to the end) count as requests here and in the events.
 	Attempts int64
 	// Events is what an arm's engine typically delivers: every request answered at its
 	// first attempt, one event for its arrival and one for each dependency call and each
@@ -55,8 +56,11 @@ type Cost struct {
 	// keeps alive after their caller left, which the topology bounds: an attempt in a
 	// worker or a queue place of an instance (every instance a scale fault may add
 	// counted), a call holding a pool's connection, or, without a pool, living its service
-	// time (its 1 − 1e-6 quantile, the faults' included). An unbounded queue, or a
-	// dependency queue that no pool bounds, bounds nothing: InFlight is then Requests.
+	// time (its 1 − 1e-6 quantile, the faults' included; a call that may hang, its
+	// timeout). An entry without a timeout keeps a request as long as its attempt can run:
+	// a count-bounded queue's wait, its work and each call cut at its timeout, under every
+	// plan of the arm (its sets and actions). An unbounded queue, or a dependency queue that
+	// no pool bounds, bounds nothing: InFlight is then Requests.
 	InFlight int64
 	// BytesPerRequest is the memory one request in flight takes: its record (the request
 	// with room for one attempt and one call), an attempt and a call of overflow, a key in
@@ -126,6 +130,7 @@ func Estimate(sc *scenario.Scenario) (Cost, error) {
 		share := p.share(i)
 		n := poissonBound(mean*share + own[i])
 		c.ByClass = append(c.ByClass, n)
+		resent := p.jobRequests(i, n)
 		// With cells a request runs in one cell's copy of its class: the costliest bounds it.
 		var tries, typical, calls, perAttempt float64
 		for k := i; k < len(p.classes); k += p.nClasses {
@@ -133,9 +138,9 @@ func Estimate(sc *scenario.Scenario) (Cost, error) {
 			tries, typical, calls, perAttempt = max(tries, t), max(typical, ty), max(calls, ca), max(perAttempt, pa)
 		}
 		perReq += share * typical
-		ownEvents += own[i] * typical
-		attempts += float64(n) * tries * (2 + calls)
-		maxEvents += float64(n) * (3 + tries*perAttempt) // arrival, deadline, reserve
+		ownEvents += (own[i] + resent) * typical
+		attempts += (float64(n) + resent) * tries * (2 + calls)
+		maxEvents += (float64(n) + resent) * (3 + tries*perAttempt) // arrival, deadline, reserve
 	}
 	fixed := p.fixedEvents()
 	c.Attempts = ceil64(attempts)
@@ -144,18 +149,30 @@ func Estimate(sc *scenario.Scenario) (Cost, error) {
 
 	whole := p.duration + p.drain
 	for _, ad := range sc.Arms {
-		life := p.callerLife(ad.Policy)
+		ps, err := armPlans(p, sc, ad)
+		if err != nil {
+			return Cost{}, err
+		}
+		life := callerLife(ps, ad.Policy)
+		// A job's requests come beside the offered ones, and, each re-submitting one that
+		// ended, never more of them than the offered requests.
+		rate := c.PeakRate + jobRate(p, ad.Name)
 		inflight := float64(c.Requests)
 		if life < whole {
 			c.Lifetime = max(c.Lifetime, life)
-			if orphans, ok := p.orphans(c.PeakRate); ok {
-				inflight = math.Min(inflight, float64(poissonBound(c.PeakRate*life.Seconds()))+orphans)
+			orphans, ok := 0.0, true
+			for _, q := range ps {
+				o, bounded := q.orphans(rate)
+				orphans, ok = math.Max(orphans, o), ok && bounded
+			}
+			if ok {
+				inflight = math.Min(inflight, float64(poissonBound(rate*life.Seconds()))+orphans)
 			}
 		} else {
 			c.Lifetime = whole
 		}
 		c.InFlight = max(c.InFlight, ceil64(inflight))
-		c.Memory = ceil64(float64(c.Memory) + inflight*float64(c.BytesPerRequest) + float64(p.fixedBytes()) + p.breakerBytes(ad.Policy, inflight) + float64(p.cellBytes(ad.Policy.Failover)))
+		c.Memory = ceil64(float64(c.Memory) + inflight*float64(c.BytesPerRequest) + float64(p.fixedBytes()) + p.breakerBytes(ad.Policy, inflight) + float64(p.cellBytes(ad.Policy.Failover)) + jobBytes(p, c.ByClass, ad.Name))
 	}
 	return c, nil
 }
@@ -278,17 +295,29 @@ func (p *plan) share(i int) float64 {
 	return p.classes[i].cum - p.classes[i-1].cum
 }
 
-// callerLife is the longest an entry keeps a request under policy pol: every attempt's
-// timeout and every retry's backoff, cut at the class's deadline when the policy
-// propagates it; the whole run where neither bounds it.
-func (p *plan) callerLife(pol scenario.Policy) time.Duration {
+// callerLife is the longest an entry keeps a request under policy pol, over the arm's
+// plans ps (the first is the scenario's): every attempt's timeout, or for an entry
+// without one the longest its attempt can run (attemptLife), and every retry's backoff,
+// cut at the class's deadline when the policy propagates it; the whole run where neither
+// bounds it.
+func callerLife(ps []*plan, pol scenario.Policy) time.Duration {
+	p := ps[0]
 	whole := p.duration + p.drain
 	var life time.Duration
-	for _, cl := range p.classes {
-		e := p.entries[cl.entry]
-		l := whole
-		if e.timeout > 0 {
-			l = time.Duration(e.retries.max+1)*e.timeout + e.retries.backoff.Total(e.retries.max)
+	for ci, cl := range p.classes {
+		var l time.Duration
+		for _, q := range ps {
+			e := q.entries[q.classes[ci].entry]
+			t := e.timeout
+			if t == 0 {
+				a, ok := attemptLife(ps, ci, pol)
+				if !ok {
+					a = whole
+				}
+				t = min(a, whole)
+			}
+			all := float64(e.retries.max+1)*float64(t) + float64(e.retries.backoff.Total(e.retries.max))
+			l = max(l, time.Duration(math.Min(all, float64(whole))))
 		}
 		if pol.Deadline.Propagate {
 			l = min(l, cl.deadline)
@@ -340,10 +369,21 @@ func (p *plan) orphans(peak float64) (float64, bool) {
 			return 0, false // an unbounded queue at the dependency
 		default:
 			tail := dp.ln.QuantileNS(1 - 1e-6)
+			hangs := dp.hangRate > 0
 			for _, f := range p.faults {
 				if f.kind == faultDep && f.target == d && f.serviceTime != nil {
 					tail = max(tail, f.ln.QuantileNS(1-1e-6))
 				}
+				if f.kind == faultDep && f.target == d && f.hangRate != nil && *f.hangRate > 0 {
+					hangs = true
+				}
+			}
+			if hangs {
+				// A hung call lives until its caller's timeout gives it up.
+				if dp.timeout <= 0 {
+					return 0, false
+				}
+				tail = max(tail, float64(dp.timeout))
 			}
 			n += rate * tail / float64(time.Second)
 		}

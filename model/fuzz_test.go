@@ -87,6 +87,10 @@ func FuzzReplay(f *testing.F) {
 	for _, in := range cellSeeds {
 		f.Add(in)
 	}
+	for _, in := range jobSeeds { // with an acquire timeout and a retry job
+		f.Add(append([]byte{0, 26}, in...))
+		f.Add(append([]byte{3, 26}, in...))
+	}
 	f.Add([]byte{0, 5, 1, 20, 60, 10, 2, 6, 0, 1, 1, 0, 12, 0, 0, 10, 0, 1, 4, 1, 1})
 	f.Add([]byte{0, 4, 2, 3, 8, 10, 6, 0, 0, 3, 9, 0, 2, 100, 14, 1, 40, 20, 16, 0, 5, 1})
 	f.Fuzz(func(t *testing.T, in []byte) {
@@ -386,7 +390,7 @@ func mutate(sc *scenario.Scenario, z *fuzzBytes) {
 	t := &sc.Topology
 	pick := func(n int) int { return z.intn(max(n, 1)) }
 	ms := time.Millisecond
-	switch z.intn(28) {
+	switch z.intn(29) { // 28: the default case
 	case 0: // a rate
 		sc.Load.Schedule[pick(len(sc.Load.Schedule))].Rate = scenario.Rate(z.between(0, 300))
 	case 1: // a rate step
@@ -570,6 +574,8 @@ func mutate(sc *scenario.Scenario, z *fuzzBytes) {
 		a.Arms = []string{sc.Arms[z.intn(len(sc.Arms))].Name}
 		sc.Alerts = append(sc.Alerts, a)
 		sc.Notes = append(sc.Notes, scenario.Note{At: z.dur(0, sc.Clock.Duration.Std()-1), Text: fmt.Sprintf("note %d", len(sc.Notes))})
+	case 26: // a pool's acquire timeout and a retry job (job.go, pool.go)
+		addPoolAcquireAndJob(sc, z)
 	default: // an objective and an alert
 		ms100 := scenario.Bound{Value: float64(z.between(1, 1000)), Unit: scenario.UnitDuration}
 		ms100.Value *= float64(ms)
@@ -1050,4 +1056,28 @@ func TestFuzzAddsClients(t *testing.T) {
 		}
 		checkReplay(t, sc, 1)
 	}
+}
+
+// addPoolAcquireAndJob gives a dependency a bounded pool with an acquire timeout, and the
+// scenario a retry job of a class at an instant of the run, in every arm or the first.
+func addPoolAcquireAndJob(sc *scenario.Scenario, z *fuzzBytes) {
+	if deps := sc.Topology.Dependencies; len(deps) > 0 {
+		d := &deps[z.intn(len(deps))]
+		if d.Pool.PerInstance == 0 {
+			d.Pool.PerInstance = z.between(1, 8)
+		}
+		d.Pool.AcquireTimeout = scenario.Duration(z.dur(time.Millisecond, 200*time.Millisecond))
+	}
+	end := sc.Clock.Duration.Std()
+	j := scenario.Job{
+		Name:  fmt.Sprintf("job%d", len(sc.Jobs)),
+		Kind:  scenario.JobRetryFailed,
+		Class: sc.Classes[z.intn(len(sc.Classes))].Name,
+		At:    scenario.Duration(z.dur(0, end-time.Millisecond)),
+		Rate:  scenario.Rate(z.between(1, 500)),
+	}
+	if z.bool() && len(sc.Arms) > 1 {
+		j.Arms = []string{sc.Arms[0].Name}
+	}
+	sc.Jobs = append(sc.Jobs, j)
 }

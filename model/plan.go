@@ -44,6 +44,7 @@ type plan struct {
 	faults   []faultPlan
 	alerts   []alertPlan
 	notes    []notePlan
+	jobs     []jobPlan // operator jobs (job.go)
 
 	objectives []packet.ObjectiveSpec
 	layers     []string // attempt layers: entries, then services, then dependencies (orphans)
@@ -179,6 +180,7 @@ type depPlan struct {
 	errRate     float64
 	concurrency int
 	pool        int
+	acquire     time.Duration // the pool's acquire timeout (pool.go); 0: none
 	timeout     time.Duration
 	retries     retryPlan
 	keyed       bool
@@ -266,6 +268,7 @@ func compile(sc *scenario.Scenario) (*plan, error) {
 			errRate:     float64(d.ErrorRate),
 			concurrency: d.Concurrency,
 			pool:        d.Pool.PerInstance,
+			acquire:     d.Pool.AcquireTimeout.Std(),
 			timeout:     d.Timeout.Std(),
 			retries:     p.retries(d.Retries, d.Name),
 			keyed:       d.Keyed,
@@ -490,6 +493,7 @@ func compile(sc *scenario.Scenario) (*plan, error) {
 	p.objectives = Objectives(sc)
 	p.alerts = compileAlerts(sc, p)
 	p.notes = compileNotes(sc)
+	p.compileJobs(sc)
 	return p, nil
 }
 

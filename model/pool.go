@@ -1,7 +1,10 @@
 package model
 
 import (
+	"errors"
 	"math"
+
+	"github.com/goodput-lab/goodput/control/breaker"
 
 	"github.com/goodput-lab/goodput/internal/prefetch"
 )
@@ -105,6 +108,40 @@ func (a *arm) grantConns(ii int32, dep int32) {
 		a.connUse(int(dep), 1)
 		a.connected(ci, c, a.sl.attOf(r, c.att), &r.lg)
 	}
+}
+
+// errPoolExhausted is what a caller sees of a call that gave up waiting for a connection.
+var errPoolExhausted = errors.New("connection pool exhausted")
+
+// acquireTimeout is the pool's acquire timeout (scenario.Pool.AcquireTimeout) of call ref
+// id: if the call still waits for a connection, it gives up with reason pool-exhausted.
+// Nothing was sent, so it fails at once as an overload, which the caller may retry.
+func (a *arm) acquireTimeout(id int64) {
+	ci, gen := unref(id)
+	c := a.sl.call(ci)
+	if c.gen != gen || c.state != callWaitConn {
+		return
+	}
+	ai := c.att
+	at := a.sl.att(ai)
+	if at.gen != c.attGen || at.call != ci {
+		return
+	}
+	at.call = -1
+	li := c.lg
+	lg := a.sl.lg(li)
+	if a.pol.brk != nil {
+		// The client's own pool gave up inside the guarded call: a failure to its breaker
+		// (not the caller's deadline, which a breaker ignores).
+		a.breakerRecord(ci, c, breaker.Call{Err: errPoolExhausted})
+	}
+	a.insts[c.inst].pools[c.dep].waiting--
+	a.hs.dep[c.dep].PoolExhausted()
+	c.state = callDone
+	a.freeCall(ci, c, lg)
+	lg.live--
+	a.callFailed(ai, causeOverload)
+	a.settle(li, lg)
 }
 
 // prefetchCall is prefetchAttempt for call ref id.

@@ -141,7 +141,14 @@ func newQueue(cfg queue.Config) (*queue.Queue[int64], error) { return queue.New[
 // ledgerTTL is how long the mutation ledgers remember a logical identity: longer than any
 // request can keep retrying or running (twice the longest deadline plus every entry
 // attempt's timeout and backoff), so that a late repeat is still deduplicated.
-func ledgerTTL(p *plan) time.Duration { return p.lifetime }
+// A job re-submits a request long after it ended, so with jobs the ledgers remember every
+// identity for the whole run.
+func ledgerTTL(p *plan) time.Duration {
+	if len(p.jobs) > 0 {
+		return max(p.lifetime, p.duration+p.drain)
+	}
+	return p.lifetime
+}
 
 // ledger is a keyed dependency's idempotency record, a control/identity Ledger. The
 // record is only ever read when a request's identity comes back (a retry, or an orphaned
@@ -240,6 +247,7 @@ func newArm(p *plan, sc *scenario.Scenario, ad scenario.Arm, seed uint64) (*arm,
 		tk:    tickStats{slack: newSignalHist()},
 	}
 	a.dropFn = a.dropped
+	a.jobs = newJobs(p, ad.Name)
 	a.scalers = newScalers(p)
 	a.cells = newCellsRT(p, ad.Policy.Failover)
 	if p.limited {
@@ -373,6 +381,7 @@ func (a *arm) run(ctx context.Context, progress func(time.Duration)) (packet.Arm
 	}
 	out := a.rec.Finish(p.objectives)
 	out.Cells = a.cellStats()
+	out.Jobs = a.jobResults()
 	return out, nil
 }
 
@@ -403,6 +412,7 @@ func (a *arm) begin() {
 	}
 	a.beginNotes()
 	a.schedule(p.tick, evTick, 0)
+	a.beginJobs()
 	a.beginArrivals()
 }
 

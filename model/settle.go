@@ -14,6 +14,10 @@ import (
 
 // terminal records the terminal state of an admitted request.
 func (a *arm) terminal(now time.Duration, lg *logical, out packet.Outcome, lat time.Duration) {
+	if a.jobs != nil && jobOf(lg) >= 0 {
+		a.jobOutcome(lg, out)
+		return
+	}
 	a.hs.class[lg.class].Terminal(now, out, lat)
 	a.al.answer(lat)
 	a.terminalHook(lg, out)
@@ -22,13 +26,22 @@ func (a *arm) terminal(now time.Duration, lg *logical, out packet.Outcome, lat t
 // settled records the terminal state of a request whose caller gave up (see giveUp): in
 // the tick the caller gave up in, not the one its orphaned work ended in.
 func (a *arm) settled(lg *logical, out packet.Outcome) {
+	if a.jobs != nil && jobOf(lg) >= 0 {
+		a.jobOutcome(lg, out)
+		return
+	}
 	a.hs.class[lg.class].Settle(lg.giveUpAt, out)
 	a.terminalHook(lg, out)
 }
 
+// terminalHook passes a request's terminal state to the hooks, and to the jobs that
+// collect it.
 func (a *arm) terminalHook(lg *logical, out packet.Outcome) {
 	if a.cells != nil {
 		a.cellTerminal(lg, out)
+	}
+	if a.jobs != nil && jobCounts(out) {
+		a.jobCollect(int(lg.class), lg.id, lg)
 	}
 	if a.hooks != nil && a.hooks.terminal != nil {
 		a.hooks.terminal(a.name, lg.id, out)
@@ -64,7 +77,7 @@ func (a *arm) succeed(lg *logical) {
 	out := packet.Goodput
 	if now > a.deadline(lg) {
 		out = packet.Late
-	} else {
+	} else if a.jobs == nil || jobOf(lg) < 0 {
 		a.tk.goodput++
 	}
 	a.terminal(now, lg, out, lat)
@@ -83,8 +96,10 @@ func (a *arm) giveUp(li int32, c cause) {
 	lg.state = lgClientDone
 	lg.cause = c
 	lg.giveUpAt = now
-	a.hs.class[lg.class].GaveUp(now, now-lg.t0)
-	a.al.answer(now - lg.t0)
+	if a.jobs == nil || jobOf(lg) < 0 {
+		a.hs.class[lg.class].GaveUp(now, now-lg.t0)
+		a.al.answer(now - lg.t0)
+	}
 	if ai := lg.cur; ai >= 0 {
 		lg.cur = -1
 		if a.pol.cancel {
@@ -97,6 +112,9 @@ func (a *arm) giveUp(li int32, c cause) {
 }
 
 func (a *arm) clientDone(lg *logical, cp *classPlan, lat time.Duration, dropped bool) {
+	if a.jobs != nil && jobOf(lg) >= 0 {
+		return // a job's request: not in flight, not admitted, no user's
+	}
 	a.inFlight--
 	if lg.admitted {
 		a.admitter(lg).Done(a.wall(), admission.Sample{Class: cp.admission, QueueDelay: time.Duration(lg.queueDelUs) * time.Microsecond, Latency: lat, Dropped: dropped})

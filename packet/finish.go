@@ -139,6 +139,7 @@ func (r *Recorder) Finish(objectives []ObjectiveSpec) Arm {
 			Name: r.deps.list[i], Calls: d.calls,
 			ConnWait: percentiles(&d.connWait), ServiceTime: percentiles(&d.service),
 			ConcurrencyMax: conc[i].max, WaitingMax: conc[i].waitMax,
+			PoolExhausted: d.poolExhausted,
 		}
 		if conc[i].n > 0 {
 			ds.ConcurrencyMean = round(float64(conc[i].sum)/float64(conc[i].n), 3)

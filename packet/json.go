@@ -125,6 +125,7 @@ type armJSON struct {
 	Invariants   []Invariant           `json:"invariants"`
 	Recovery     recoveryJSON          `json:"recovery"`
 	Alerts       []alertJSON           `json:"alerts,omitempty"`
+	Jobs         []Job                 `json:"jobs,omitempty"`
 	Breakers     []BreakerStats        `json:"breakers,omitempty"`
 	Cells        []CellStats           `json:"cells,omitempty"`
 	Live         *liveJSON             `json:"live,omitempty"`
@@ -213,6 +214,7 @@ type dependencyStatsJSON struct {
 	ConcurrencyMax  int             `json:"concurrency_max"`
 	ConcurrencyMean float64         `json:"concurrency_mean"`
 	WaitingMax      int             `json:"waiting_max"`
+	PoolExhausted   int64           `json:"pool_exhausted,omitempty"`
 }
 
 type recoveryJSON struct {
@@ -260,7 +262,7 @@ func (a *Arm) wire() armJSON {
 		Latency: a.Latency.wire(), Layers: a.Layers, Retry: a.Retry,
 		RejectedBy: a.RejectedBy, ShedBy: a.ShedBy, Samples: a.Samples, Queue: a.Queue.wire(),
 		Caches: a.Caches, Health: a.Health, Capacity: a.Capacity, Invariants: a.Invariants,
-		Recovery: a.Recovery.wire(), Cells: a.Cells,
+		Recovery: a.Recovery.wire(), Cells: a.Cells, Jobs: a.Jobs,
 	}
 	w.Transitions = convertAll(a.Transitions, Transition.wire)
 	w.Classes = convertAll(a.Classes, ClassStats.wire)
@@ -324,7 +326,7 @@ func (q Queue) wire() queueJSON {
 func (d DependencyStats) wire() dependencyStatsJSON {
 	return dependencyStatsJSON{Name: d.Name, Calls: d.Calls, ConnWait: d.ConnWait.wire(),
 		ServiceTime: d.ServiceTime.wire(), ConcurrencyMax: d.ConcurrencyMax,
-		ConcurrencyMean: d.ConcurrencyMean, WaitingMax: d.WaitingMax}
+		ConcurrencyMean: d.ConcurrencyMean, WaitingMax: d.WaitingMax, PoolExhausted: d.PoolExhausted}
 }
 
 func (r Recovery) wire() recoveryJSON {
@@ -364,7 +366,7 @@ func (w *armJSON) arm(c *durations) Arm {
 		Rates: w.Rates, Latency: w.Latency.percentiles(c, "latency"), Layers: w.Layers,
 		Retry: w.Retry, RejectedBy: w.RejectedBy, ShedBy: w.ShedBy, Samples: w.Samples,
 		Queue: w.Queue.queue(c), Caches: w.Caches, Health: w.Health, Capacity: w.Capacity,
-		Invariants: w.Invariants, Recovery: w.Recovery.recovery(c), Cells: w.Cells,
+		Invariants: w.Invariants, Recovery: w.Recovery.recovery(c), Cells: w.Cells, Jobs: w.Jobs,
 	}
 	a.Transitions = convertAll(w.Transitions, func(t transitionJSON) Transition { return t.transition(c) })
 	a.Classes = convertAll(w.Classes, func(x classJSON) ClassStats { return x.class(c) })
@@ -423,7 +425,7 @@ func (w dependencyStatsJSON) dependency(c *durations) DependencyStats {
 		ConnWait:        w.ConnWait.percentiles(c, "dependencies.connection_wait"),
 		ServiceTime:     w.ServiceTime.percentiles(c, "dependencies.service_time"),
 		ConcurrencyMax:  w.ConcurrencyMax,
-		ConcurrencyMean: w.ConcurrencyMean, WaitingMax: w.WaitingMax}
+		ConcurrencyMean: w.ConcurrencyMean, WaitingMax: w.WaitingMax, PoolExhausted: w.PoolExhausted}
 }
 
 func (w recoveryJSON) recovery(c *durations) Recovery {

@@ -78,6 +78,9 @@ type Arm struct {
 	// Alerts are what the scenario's alert rules did, one per rule in the scenario's order
 	// (absent for a scenario without alerts): first fired, flaps and last cleared.
 	Alerts []Alert `json:"alerts,omitempty"`
+	// Jobs are what the scenario's jobs that ran in the arm did, in the scenario's order
+	// (absent without any).
+	Jobs []Job `json:"jobs,omitempty"`
 	// Breakers are what the circuit breakers did, by dependency they guard (absent for
 	// an arm without breakers): calls refused, trips, reopens and closes.
 	Breakers []BreakerStats `json:"breakers,omitempty"`
@@ -400,6 +403,9 @@ type DependencyStats struct {
 	ConcurrencyMax  int     `json:"concurrency_max"`
 	ConcurrencyMean float64 `json:"concurrency_mean"`
 	WaitingMax      int     `json:"waiting_max"`
+	// PoolExhausted counts the calls that gave up waiting for a connection of their
+	// caller's pool at its acquire timeout (reason pool-exhausted); absent when none did.
+	PoolExhausted int64 `json:"pool_exhausted,omitempty"`
 }
 
 // CacheStats are the lookups in one cache. MissesPerOffered is backend work the cache sent

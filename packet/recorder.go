@@ -234,6 +234,7 @@ func newDepAcc() depAcc {
 
 type depAcc struct {
 	calls             int64
+	poolExhausted     int64
 	connWait, service latency.Histogram
 }
 
@@ -823,6 +824,10 @@ func (d DependencyRecorder) Call(at time.Duration, connWait, service time.Durati
 	acc.connWait.Record(connWait)
 	acc.service.Record(service)
 }
+
+// PoolExhausted records a call to the handle's dependency that gave up waiting for a
+// connection of its caller's pool at the pool's acquire timeout.
+func (d DependencyRecorder) PoolExhausted() { d.r.dep[d.i].poolExhausted++ }
 
 // Sample records the gauges measured once per tick. A second sample in one tick replaces the
 // first.

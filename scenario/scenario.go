@@ -63,6 +63,9 @@ type Scenario struct {
 	// Notes are remarks on the timeline at instants of the run, in every arm's events
 	// and on the report's charts (see [Note]); they change nothing.
 	Notes []Note `yaml:"notes,omitempty" json:"notes,omitempty,omitzero"`
+	// Jobs are operator jobs run at instants of the run, in all arms or named ones: a
+	// retry job that re-submits a class's failed requests by their identity (see [Job]).
+	Jobs []Job `yaml:"jobs,omitempty" json:"jobs,omitempty,omitzero"`
 }
 
 // Clock fixes the virtual clock of a replay.
@@ -512,6 +515,15 @@ type Pool struct {
 	// dependency. A connection is held from the call's start until the dependency
 	// finishes it (or cancellation stops it). Zero means unbounded.
 	PerInstance int `yaml:"per_instance,omitempty" json:"per_instance,omitempty,omitzero"`
+	// AcquireTimeout bounds how long a call waits for one of the pool's connections, as
+	// HikariCP's connectionTimeout or a context on Go's MaxConnsPerHost do: a call still
+	// waiting after it fails at once with reason pool-exhausted: nothing was sent, the
+	// caller sees an overload (a retry policy retries it on: overload), and packet.json
+	// counts it in the dependency's pool_exhausted. E.g. {per_instance: 200,
+	// acquire_timeout: 100ms}. The call's own timeout still applies
+	// when it is shorter. Zero (the default) waits without bound, until the call's
+	// timeout. Only with PerInstance.
+	AcquireTimeout Duration `yaml:"acquire_timeout,omitempty" json:"acquire_timeout,omitempty,omitzero"`
 }
 
 // Fault changes an input of the scenario for a window of the run. Exactly one of its
@@ -952,6 +964,8 @@ func (Bound) JSONSchema() *jsonschema.Schema {
 // Truncate returns a copy of s that runs for d instead, for a shorter replay of the same
 // incident: the schedule steps, faults, objectives, alerts, actions and notes that begin
 // at or after d are dropped (as Validate refuses them; an alert whose for, clear_for, window or
+// incident: the schedule steps, faults, objectives, alerts, actions and jobs that begin at or
+// after d are dropped (as Validate refuses them; an alert whose for, clear_for, window or
 // n_of_m does not fit in d too), a fault or an objective window that runs past d ends
 // at it, and the clock's drain and tick are kept. A d of zero or more than s's duration
 // returns an unchanged copy. Call Validate on the result.
@@ -1001,6 +1015,12 @@ func (s *Scenario) Truncate(d time.Duration) *Scenario {
 	for _, n := range s.Notes {
 		if n.At < end {
 			out.Notes = append(out.Notes, n)
+		}
+	}
+	out.Jobs = nil
+	for _, j := range s.Jobs {
+		if j.At < end {
+			out.Jobs = append(out.Jobs, j)
 		}
 	}
 	return &out
@@ -1071,6 +1091,7 @@ func (v *validator) run() {
 	v.actionsDeclared()
 	v.cells(names)
 	v.notes()
+	v.jobs()
 	if len(v.errs) == 0 {
 		v.derived() // the arms' sets and the actions, on a scenario valid without them
 	}
@@ -1236,6 +1257,9 @@ func (v *validator) topology() topoNames {
 		}
 		if d.Pool.PerInstance < 0 {
 			v.addf(p+".pool.per_instance", "per_instance is %d; expected zero (unbounded) or more", d.Pool.PerInstance)
+		}
+		if d.Pool.AcquireTimeout < 0 || (d.Pool.AcquireTimeout > 0 && d.Pool.PerInstance == 0) {
+			v.addf(p+".pool.acquire_timeout", "acquire_timeout is %s; expected zero (wait without bound) or more, with a bounded pool (per_instance), e.g. {per_instance: 200, acquire_timeout: 100ms}", d.Pool.AcquireTimeout)
 		}
 		if d.Timeout < 0 {
 			v.addf(p+".timeout", "timeout is %s; expected zero (none) or more", d.Timeout)

@@ -306,6 +306,8 @@ func armSetRefused(path string) string {
 		return "actions are the scenario's timeline; expected the action's arms to say which arms it applies to"
 	case "cells":
 		return "every arm is offered the same cells, shares and copies (common random numbers), so the cells are the scenario's; expected a path under topology, which every cell's copy takes"
+	case "jobs":
+		return "jobs are the scenario's timeline; expected the job's arms to say which arms it runs in"
 	case "objectives", "name":
 		return "every arm is measured against the same " + steps[0] + "; expected a path under topology, classes.NAME.stages, faults or alerts"
 	}

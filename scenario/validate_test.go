@@ -96,6 +96,8 @@ func TestValidate(t *testing.T) {
 		{"entry target", "target: shop", "target: store", "$.topology.entries[0].target", `"store" is not a service`},
 		{"class entry", "entry: web", "entry: app", "$.classes[1].entry", `"app" is not declared`},
 		{"no workers", "workers: 4", "workers: 0", "$.topology.services[0].workers", "at least 1"},
+		{"negative acquire timeout", "pool: {per_instance: 2}, timeout: 100ms}", "pool: {per_instance: 2, acquire_timeout: -1ms}, timeout: 100ms}", "$.topology.dependencies[0].pool.acquire_timeout", "acquire_timeout is -1ms; expected zero"},
+		{"acquire timeout without a pool", "{name: catalog, service_time: {p50: 2ms, p99: 8ms}}", "{name: catalog, service_time: {p50: 2ms, p99: 8ms}, pool: {acquire_timeout: 1ms}}", "$.topology.dependencies[1].pool.acquire_timeout", "with a bounded pool (per_instance)"},
 		{"name clash", "{name: pay, service_time", "{name: shop, service_time", "$.topology.dependencies[0].name", "already used"},
 		{"retry trigger", "on: [timeout]", "on: [tiemout]", "$.topology.entries[0].retries.on[0]", "timeout, error or overload"},
 		{"cold factor", "rate_factor: 50%", "rate_factor: 150%", "$.topology.services[0].cold.rate_factor", "at most 100%"},

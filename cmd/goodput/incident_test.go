@@ -22,6 +22,13 @@ func copyExample(t *testing.T, name string, edit func(string) string) string {
 		t.Fatal(err)
 	}
 	text := string(src)
+	// A replay's scenario and packet are named relative to the examples: point the copy at
+	// them.
+	examples, err := filepath.Abs(filepath.Join(incidentExamples, ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text = strings.ReplaceAll(text, " ../", " "+examples+"/")
 	if edit != nil {
 		edited := edit(text)
 		if edited == text {
