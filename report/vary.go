@@ -127,6 +127,11 @@ func varyTable(w io.Writer, g VaryGrid, width int) error {
 	if set := g.setElsewhere(); len(set) > 0 {
 		writeWrapped(&out, "set: "+strings.Join(set, "; "), width)
 	}
+	if sameArmSets(g.Sums) {
+		armSets(&out, first, width)
+	} else {
+		writeWrapped(&out, "the arms' sets differ by value: each value's trials.json has its own", width)
+	}
 	if !legend(&out, first, width) {
 		_, err = w.Write(out.Bytes())
 		return err
@@ -165,6 +170,17 @@ func varyTable(w io.Writer, g VaryGrid, width int) error {
 					cells = append(cells, objectiveSpreadCell(a.Objectives[j]))
 				}
 				t.row("    "+g.label(v, ""), cells...)
+			}
+		}
+	}
+	if first.HasAlerts() && !sameAlerts(g.Sums) {
+		t.heading("Alerts: not the same at every value; each value's trials.json has its own")
+	} else if first.HasAlerts() {
+		t.heading(sectionSweepAlerts)
+		for m, a := range first.Spread[0].Alerts {
+			t.heading("  " + a.Name)
+			for v, s := range g.Sums {
+				t.row("    "+g.label(v, ""), alertCells(s, m)...)
 			}
 		}
 	}
