@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"context"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -111,3 +112,33 @@ func TestAlertSpreadCell(t *testing.T) {
 		}
 	}
 }
+
+// The grid's table marks a figure identical in every trial at a value "inputs", as the
+// trials table does, and says what that means; a figure the seeds move keeps its count.
+func TestVarySetByInputs(t *testing.T) {
+	g := varyGrid(t, []string{"x.y"}, [][]string{{"1", "2"}})
+	var b bytes.Buffer
+	if err := (Terminal{Width: 250}).Vary(&b, g); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	if !matches(`\n  offered\n    1 .* 0 +inputs\n    2 .* 0 +inputs\n`, out) {
+		t.Errorf("offered (10,000 in every trial) is not marked set by the inputs:\n%s", out)
+	}
+	if !matches(`\n  goodput\n    1 .* 3/3\n`, out) {
+		t.Errorf("goodput (moved by the seeds) lost its paired count:\n%s", out)
+	}
+	if !strings.Contains(out, `better in "inputs": identical in every trial`) {
+		t.Errorf("no note on what inputs means:\n%s", out)
+	}
+	var page bytes.Buffer
+	if err := VaryHTML(&page, g); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(page.String(), "set by the inputs: identical in every trial") {
+		t.Error("the grid's page does not mark a figure set by the inputs")
+	}
+}
+
+// matches reports whether the regular expression re matches s.
+func matches(re, s string) bool { return regexp.MustCompile(re).MatchString(s) }

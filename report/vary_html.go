@@ -214,10 +214,12 @@ func newVaryPage(g VaryGrid, sameObjectives bool) *varyPage {
 			cols = append(cols, gridColumn{delta.Arm + " − " + delta.Versus, "", "delta", func(v int) gridCell {
 				ds := g.Sums[v].Deltas[d].Figures[i]
 				c := spreadGridCell(spreadOf(f, ds.Stats, true), deltaShade(f, ds.Stats))
-				switch b := betterCell(f, ds); b {
+				switch b := pairedCell(g.Sums[v], i, f, ds); b {
 				case "":
 				case "same":
 					c.Small = append(c.Small, "same in every trial")
+				case setByInputs:
+					c.Small = append(c.Small, "set by the inputs: identical in every trial")
 				default:
 					c.Small = append(c.Small, "better in "+b)
 				}
