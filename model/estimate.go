@@ -108,13 +108,21 @@ func bytesPerRequest() int64 {
 }
 
 // Estimate estimates what a replay of sc costs (see [Cost]), without running it. It
-// validates sc as [Run] does and returns its errors.
+// validates sc as [Run] does and returns its errors. Each arm is costed on its own
+// inputs: the file's, or, for an arm with a set: or actions, every plan it replays
+// (estimateArms).
 func Estimate(sc *scenario.Scenario) (Cost, error) {
 	p, err := compile(sc)
 	if err != nil {
 		return Cost{}, err
 	}
-	c := Cost{Arms: len(sc.Arms), BytesPerRequest: bytesPerRequest()}
+	return estimateArms(p, sc)
+}
+
+// estimatePlan is the cost of replaying arms on plan p, each arm's figures the most of
+// any of them and Memory their sum.
+func estimatePlan(p *plan, arms []scenario.Arm) Cost {
+	c := Cost{Arms: len(arms), BytesPerRequest: bytesPerRequest()}
 	mean, peak := p.offered()
 	own, ownPeak := p.ownOffered()
 	c.PeakRate = peak + ownPeak
@@ -154,7 +162,7 @@ func Estimate(sc *scenario.Scenario) (Cost, error) {
 	c.EventsMax = ceil64(maxEvents + fixed)
 
 	whole := p.duration + p.drain
-	for _, ad := range sc.Arms {
+	for _, ad := range arms {
 		life := p.callerLife(ad.Policy)
 		inflight := float64(c.Requests)
 		if life < whole {
@@ -168,7 +176,7 @@ func Estimate(sc *scenario.Scenario) (Cost, error) {
 		c.InFlight = max(c.InFlight, ceil64(inflight))
 		c.Memory = ceil64(float64(c.Memory) + inflight*float64(c.BytesPerRequest) + float64(p.fixedBytes()))
 	}
-	return c, nil
+	return c
 }
 
 // offered returns the expected requests load.schedule offers over the clock and its peak
