@@ -18,11 +18,20 @@ const sectionSweepAlerts = "Alerts (trials fired: first fired, seconds from the 
 // armSets writes a line per arm of s that changes inputs (its set:), as the replay's
 // table does: "arm fix sets: PATH=VALUE; …".
 func armSets(out *bytes.Buffer, s *trials.Summary, width int) {
+	for _, t := range armSetTexts(s) {
+		writeWrapped(out, t, width)
+	}
+}
+
+// armSetTexts are the lines of armSets, for the pages.
+func armSetTexts(s *trials.Summary) []string {
+	var out []string
 	for _, a := range s.Spread {
 		if len(a.Set) > 0 {
-			writeWrapped(out, "arm "+a.Arm+" sets: "+strings.Join(a.Set, "; "), width)
+			out = append(out, "arm "+a.Arm+" sets: "+strings.Join(a.Set, "; "))
 		}
 	}
+	return out
 }
 
 // alertSpreadCell gives the trials an alert fired in and the median and range of when it

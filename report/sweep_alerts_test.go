@@ -60,6 +60,13 @@ func TestTrialsAlertsGolden(t *testing.T) {
 			t.Errorf("table lacks %q:\n%s", want, out)
 		}
 	}
+	var page bytes.Buffer
+	if err := TrialsHTML(&page, s); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(page.String(), "arm protected sets: topology.services.checkout.instances=40") {
+		t.Error("the sweep's page does not list the arm's set")
+	}
 	b.Reset()
 	if err := Trials(&b, sweep(t, trials.Config{Scenario: "synthetic", FirstSeed: 1, Trials: 5})); err != nil {
 		t.Fatal(err)
@@ -86,6 +93,13 @@ func TestVaryAlertsGolden(t *testing.T) {
 		if !strings.Contains(out, want) {
 			t.Errorf("table lacks %q:\n%s", want, out)
 		}
+	}
+	var page bytes.Buffer
+	if err := VaryHTML(&page, g); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(page.String(), "arm protected sets: topology.services.checkout.instances=40") {
+		t.Error("the grid's page does not list the arm's set")
 	}
 	// Sets that differ by value are left to each value's summary.
 	g.Sums[1].Spread[1].Set = []string{"topology.services.checkout.instances=20"}

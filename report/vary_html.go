@@ -142,7 +142,11 @@ func newVaryPage(g VaryGrid, sameObjectives bool) *varyPage {
 	for k, path := range g.Paths {
 		p.Inputs = append(p.Inputs, path+" = "+strings.Join(g.Values[k], ", "))
 	}
-	p.Set = strings.Join(g.setElsewhere(), "; ")
+	set := g.setElsewhere()
+	if sameArmSets(g.Sums) {
+		set = append(set, armSetTexts(first)...)
+	}
+	p.Set = strings.Join(set, "; ")
 	switch last := len(g.Paths) - 1; last {
 	case 0:
 		p.Layout = "Each figure is a table with a row for each value of " + g.Paths[0] + " and a column for each arm and each difference between arms."
