@@ -78,8 +78,8 @@ type Request struct {
 // same seed and no fault that shifts the rate a plan's send times and classes are the
 // replay's arrivals. Keys are drawn from a stream of their own ("load/keys"), from the
 // same popularity (keys.count keys, Zipf keys.zipf or uniform); the replay names no key,
-// it places each request in that popularity by a draw of its own. Closed-loop users are
-// not a plan's: a scenario with users is refused.
+// it places each request in that popularity by a draw of its own. Closed-loop users
+// (load.users) are the plan's too, but not in Next: an [Attacker] runs each (users.go).
 type Plan struct {
 	classes  []Class
 	cum      []float64
@@ -89,7 +89,9 @@ type Plan struct {
 
 	keys  *rand.Rand
 	zipf  *rand.Zipf
+	zipfS float64
 	nkeys int
+	pops  []userPop // the closed-loop users (users.go)
 
 	next    int64
 	started bool
@@ -125,8 +127,14 @@ func NewPlan(load scenario.Traffic, duration time.Duration, classes []Class, see
 		p.nkeys = 1_000_000
 	}
 	if load.Keys.Zipf > 1 {
+		p.zipfS = load.Keys.Zipf
 		p.zipf = rand.NewZipf(p.keys, load.Keys.Zipf, 1, uint64(p.nkeys-1))
 	}
+	pops, err := compileUsers(load.Users, classes, seed)
+	if err != nil {
+		return nil, fmt.Errorf("loadgen: %w", err)
+	}
+	p.pops = pops
 	var cum float64
 	for _, c := range classes {
 		cum += c.Share
@@ -146,15 +154,12 @@ func checkPlan(load scenario.Traffic, duration time.Duration, classes []Class) e
 		own = own || len(c.Schedule) > 0
 	}
 	switch {
-	case len(load.Schedule) == 0 && !own:
+	case len(load.Schedule) == 0 && !own && len(load.Users) == 0:
 		errs = append(errs, errors.New("schedule: expected steps from 0s, e.g. [{at: 0s, rate: 500/s}]"))
 	case len(load.Schedule) > 0 && load.Schedule[0].At != 0:
 		errs = append(errs, errors.New("schedule: expected steps from 0s, e.g. [{at: 0s, rate: 500/s}]"))
 	}
 	errs = append(errs, checkSchedule("schedule", load.Schedule)...)
-	if len(load.Users) > 0 {
-		errs = append(errs, errors.New("users: the live generator sends open-loop load only; expected no closed-loop users"))
-	}
 	if len(classes) == 0 {
 		errs = append(errs, errors.New("no classes: expected at least one"))
 	}
