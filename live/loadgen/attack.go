@@ -137,6 +137,10 @@ func New(plan *Plan, target string, o Options) (*Attacker, error) {
 	if o.MaxInFlight == 0 {
 		o.MaxInFlight = DefaultMaxInFlight
 	}
+	if n := plan.users(); n > o.MaxInFlight {
+		// Each user is a goroutine with a connection of its own, beside the workers.
+		return nil, fmt.Errorf("loadgen: the plan has %d closed-loop users, more than MaxInFlight %d; expected at most that many users (raise MaxInFlight, --max-in-flight)", n, o.MaxInFlight)
+	}
 	if o.Tick == 0 {
 		o.Tick = time.Second
 	}

@@ -24,8 +24,9 @@ import (
 // start spread out. A user's think times are the replay's draws for the same seed, user
 // and request number; the requests' send times follow the service's answers, so they are
 // the replay's only while the answers take the replay's times. The users' requests are
-// beside the plan's open-loop ones: not in [Plan.Next], not bounded by MaxInFlight (the
-// users' count bounds them), each user sending from a goroutine of its own.
+// beside the plan's open-loop ones: not in [Plan.Next], each user sending from a
+// goroutine of its own (with a connection of its own), and [New] refuses more users than
+// MaxInFlight.
 
 // userPop is one population of users, compiled.
 type userPop struct {

@@ -3,6 +3,7 @@ package loadgen
 import (
 	"hash/fnv"
 	"math"
+	"strings"
 	"testing"
 	"time"
 
@@ -82,5 +83,17 @@ func TestAttackUsers(t *testing.T) {
 				t.Errorf("%+v; want every request answered", tot)
 			}
 		})
+	}
+}
+
+// More users than MaxInFlight are refused: each is a goroutine and a connection.
+func TestUsersBoundedByMaxInFlight(t *testing.T) {
+	cs := []Class{{Name: "c", Deadline: time.Second}}
+	p := mustPlan(t, usersLoad(scenario.Dist{Mean: scenario.Duration(time.Second)}, 5, 0), time.Second, cs, 1)
+	if _, err := New(p, "http://127.0.0.1:1", Options{MaxInFlight: 4}); err == nil || !strings.Contains(err.Error(), "5 closed-loop users, more than MaxInFlight 4") {
+		t.Errorf("error %v", err)
+	}
+	if _, err := New(p, "http://127.0.0.1:1", Options{MaxInFlight: 5}); err != nil {
+		t.Error(err)
 	}
 }
