@@ -112,13 +112,23 @@ func bytesPerRequest() int64 {
 }
 
 // Estimate estimates what a replay of sc costs (see [Cost]), without running it. It
-// validates sc as [Run] does and returns its errors.
+// validates sc as [Run] does and returns its errors. Each arm is costed on its own
+// inputs: the file's, or, for an arm with a set: or actions, every plan it replays
+// (estimateArms).
 func Estimate(sc *scenario.Scenario) (Cost, error) {
 	p, err := compile(sc)
 	if err != nil {
 		return Cost{}, err
 	}
-	c := Cost{Arms: len(sc.Arms), BytesPerRequest: bytesPerRequest()}
+	return estimateArms(p, sc)
+}
+
+// estimatePlan is the cost of replaying arms on plan p, each arm's figures the most of
+// any of them and Memory their sum. ps are all the plans the arms replay (p among them):
+// an attempt's life is bounded over them, since work in progress at an action keeps what
+// it started with.
+func estimatePlan(p *plan, ps []*plan, arms []scenario.Arm) Cost {
+	c := Cost{Arms: len(arms), BytesPerRequest: bytesPerRequest()}
 	mean, peak := p.offered()
 	own, ownPeak := p.ownOffered()
 	c.PeakRate = peak + ownPeak
@@ -148,11 +158,7 @@ func Estimate(sc *scenario.Scenario) (Cost, error) {
 	c.EventsMax = ceil64(maxEvents + fixed)
 
 	whole := p.duration + p.drain
-	for _, ad := range sc.Arms {
-		ps, err := armPlans(p, sc, ad)
-		if err != nil {
-			return Cost{}, err
-		}
+	for _, ad := range arms {
 		life := callerLife(ps, ad.Policy)
 		// A job's requests come beside the offered ones, and, each re-submitting one that
 		// ended, never more of them than the offered requests.
@@ -174,7 +180,7 @@ func Estimate(sc *scenario.Scenario) (Cost, error) {
 		c.InFlight = max(c.InFlight, ceil64(inflight))
 		c.Memory = ceil64(float64(c.Memory) + inflight*float64(c.BytesPerRequest) + float64(p.fixedBytes()) + p.breakerBytes(ad.Policy, inflight) + float64(p.cellBytes(ad.Policy.Failover)) + jobBytes(p, c.ByClass, ad.Name))
 	}
-	return c, nil
+	return c
 }
 
 // classCost is what one request of class cl costs: its entry's tries, and per try its

@@ -2,7 +2,6 @@ package model
 
 import (
 	"math"
-	"slices"
 	"time"
 	"unsafe"
 
@@ -16,34 +15,6 @@ import (
 // its timeout ends whether it is served, waits for a connection or hangs. An arm's plans
 // are the one it starts with and one per action, and the bound takes each part at its
 // longest over them, since work in progress keeps what it started with.
-
-// armPlans are the plans arm ad of sc runs: from the start (with its sets), then from
-// each of its actions on.
-func armPlans(p *plan, sc *scenario.Scenario, ad scenario.Arm) ([]*plan, error) {
-	acts := slices.ContainsFunc(sc.Actions, func(act scenario.Action) bool {
-		return len(act.Arms) == 0 || slices.Contains(act.Arms, ad.Name)
-	})
-	if len(ad.Set) == 0 && !acts {
-		return []*plan{p}, nil
-	}
-	in, err := sc.Inputs(ad.Name)
-	if err != nil {
-		return nil, err
-	}
-	ap, err := compile(in.Scenario)
-	if err != nil {
-		return nil, err
-	}
-	steps, err := compileActions(in, ad.Name)
-	if err != nil {
-		return nil, err
-	}
-	out := []*plan{ap}
-	for _, st := range steps {
-		out = append(out, st.p)
-	}
-	return out, nil
-}
 
 // tailU is the draw at which the estimate takes a distribution's tail (its 1 − 1e-6
 // quantile), as it does for the dependencies' service times.

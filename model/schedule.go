@@ -1,9 +1,9 @@
 package model
 
 import (
-	"math"
 	"time"
 
+	"github.com/goodput-lab/goodput/internal/ramp"
 	"github.com/goodput-lab/goodput/scenario"
 )
 
@@ -89,20 +89,10 @@ func (p *plan) rateAt(t time.Duration) float64 { return p.srcs[0].rateAt(t) }
 
 // rampGap is the time from t until the rate of st (times shift) has integrated to e: the
 // inversion of the integrated rate, exact for a linear rate; false if it never does
-// within the ramp (a falling rate that reaches zero first).
+// within the ramp (a falling rate that reaches zero first). The arithmetic is
+// internal/ramp's, which the live generator's plan uses too.
 func rampGap(st *rateStep, t time.Duration, shift, e float64) (float64, bool) {
-	r0 := max(0, st.rate+st.slope*(t-st.at).Seconds())
-	e /= shift
-	// r0·g + slope·g²/2 = e; the root in the conjugate form, stable for either sign.
-	disc := r0*r0 + 2*st.slope*e
-	if disc < 0 {
-		return 0, false
-	}
-	den := r0 + math.Sqrt(disc)
-	if den <= 0 {
-		return 0, false
-	}
-	return 2 * e / den, true
+	return ramp.Gap(ramp.Rate(st.rate, st.slope, (t-st.at).Seconds()), st.slope, e/shift)
 }
 
 // mean is the expected arrivals of the source from the schedule over [from, to), before

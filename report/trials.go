@@ -31,6 +31,7 @@ func trialsTable(w io.Writer, s *trials.Summary, width int) error {
 	if len(s.Set) > 0 {
 		writeWrapped(&out, "set: "+strings.Join(s.Set, "; "), width)
 	}
+	armSets(&out, s, width)
 	if !legend(&out, s, width) {
 		_, err := w.Write(out.Bytes())
 		return err
@@ -63,6 +64,12 @@ func trialsTable(w io.Writer, s *trials.Summary, width int) error {
 				cells = append(cells, objectiveSpreadCell(a.Objectives[j]))
 			}
 			t.row("  "+objectiveName(o.Name, o.Statistic), cells...)
+		}
+	}
+	if s.HasAlerts() {
+		t.heading(sectionSweepAlerts)
+		for m, a := range s.Spread[0].Alerts {
+			t.row("  "+a.Name, alertCells(s, m)...)
 		}
 	}
 	var cells []string

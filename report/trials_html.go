@@ -91,6 +91,7 @@ func newTrialsPage(s *trials.Summary) *trialsPage {
 	if len(s.Set) > 0 {
 		meta = append(meta, "set: "+strings.Join(s.Set, "; "))
 	}
+	meta = append(meta, armSetTexts(s)...)
 	p.Meta = strings.Join(meta, " · ")
 	if len(s.Runs) == 0 {
 		return p

@@ -93,7 +93,8 @@ func (g VaryGrid) setElsewhere() []string {
 }
 
 // Vary writes the table of g: for every figure, a row per combination with each arm's
-// median and range across the trials and each arm's difference from the first arm, then
+// median and range across the trials and each arm's difference from the first arm (its
+// "better in" marked [setByInputs] where the seeds did not move the figure), then
 // the objectives' pass counts by combination. When the combinations change the
 // objectives, the table leaves them to each combination's page. It fits [DefaultWidth]
 // columns; [Terminal.Vary] fits another width.
@@ -127,6 +128,11 @@ func varyTable(w io.Writer, g VaryGrid, width int) error {
 	if set := g.setElsewhere(); len(set) > 0 {
 		writeWrapped(&out, "set: "+strings.Join(set, "; "), width)
 	}
+	if sameArmSets(g.Sums) {
+		armSets(&out, first, width)
+	} else {
+		writeWrapped(&out, "the arms' sets differ by value: each value's trials.json has its own", width)
+	}
 	if !legend(&out, first, width) {
 		_, err = w.Write(out.Bytes())
 		return err
@@ -148,7 +154,7 @@ func varyTable(w io.Writer, g VaryGrid, width int) error {
 				cells = append(cells, spreadCell(f, a.Figures[i], false))
 			}
 			for _, d := range s.Deltas {
-				cells = append(cells, spreadCell(f, d.Figures[i].Stats, true), betterCell(f, d.Figures[i]))
+				cells = append(cells, spreadCell(f, d.Figures[i].Stats, true), pairedCell(s, i, f, d.Figures[i]))
 			}
 			t.row("    "+g.label(v, ""), cells...)
 		}
@@ -168,6 +174,17 @@ func varyTable(w io.Writer, g VaryGrid, width int) error {
 			}
 		}
 	}
+	if first.HasAlerts() && !sameAlerts(g.Sums) {
+		t.heading("Alerts: not the same at every value; each value's trials.json has its own")
+	} else if first.HasAlerts() {
+		t.heading(sectionSweepAlerts)
+		for m, a := range first.Spread[0].Alerts {
+			t.heading("  " + a.Name)
+			for v, s := range g.Sums {
+				t.row("    "+g.label(v, ""), alertCells(s, m)...)
+			}
+		}
+	}
 	t.heading("Invariants (trials that held all)")
 	for v, s := range g.Sums {
 		var cells []string
@@ -177,6 +194,10 @@ func varyTable(w io.Writer, g VaryGrid, width int) error {
 		t.row("    "+g.label(v, ""), cells...)
 	}
 	t.render(&out, width)
+	if slices.ContainsFunc(g.Sums, anySetByInputs) {
+		out.WriteByte('\n')
+		writeWrapped(&out, "better in \""+setByInputs+"\": "+setByInputsWhy+" A value's cell is so marked when the figure is identical in every trial at that value.", width)
+	}
 	_, err = w.Write(out.Bytes())
 	return err
 }

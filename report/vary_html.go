@@ -142,7 +142,11 @@ func newVaryPage(g VaryGrid, sameObjectives bool) *varyPage {
 	for k, path := range g.Paths {
 		p.Inputs = append(p.Inputs, path+" = "+strings.Join(g.Values[k], ", "))
 	}
-	p.Set = strings.Join(g.setElsewhere(), "; ")
+	set := g.setElsewhere()
+	if sameArmSets(g.Sums) {
+		set = append(set, armSetTexts(first)...)
+	}
+	p.Set = strings.Join(set, "; ")
 	switch last := len(g.Paths) - 1; last {
 	case 0:
 		p.Layout = "Each figure is a table with a row for each value of " + g.Paths[0] + " and a column for each arm and each difference between arms."
@@ -214,10 +218,12 @@ func newVaryPage(g VaryGrid, sameObjectives bool) *varyPage {
 			cols = append(cols, gridColumn{delta.Arm + " − " + delta.Versus, "", "delta", func(v int) gridCell {
 				ds := g.Sums[v].Deltas[d].Figures[i]
 				c := spreadGridCell(spreadOf(f, ds.Stats, true), deltaShade(f, ds.Stats))
-				switch b := betterCell(f, ds); b {
+				switch b := pairedCell(g.Sums[v], i, f, ds); b {
 				case "":
 				case "same":
 					c.Small = append(c.Small, "same in every trial")
+				case setByInputs:
+					c.Small = append(c.Small, "set by the inputs: identical in every trial")
 				default:
 					c.Small = append(c.Small, "better in "+b)
 				}

@@ -4,7 +4,6 @@ import (
 	"github.com/goodput-lab/goodput/internal/numfmt"
 
 	"fmt"
-	"math"
 	"strings"
 	"time"
 
@@ -319,20 +318,7 @@ func (v *validator) loadState(p string, ls *LoadStatePolicy) {
 		return
 	}
 	before := len(v.errs)
-	g := ls.Gates
-	gp := p + ".gates"
-	v.gate(gp+".amplification", cfg.Gates.Amplification.Warn, cfg.Gates.Amplification.Hard, cfg.Gates.Amplification.Exit, false, formatFactor, "")
-	d := v.s.TightestDeadline()
-	derived := ""
-	if g.Slack.Warn == nil || g.Slack.Hard == nil || g.Slack.Exit == nil {
-		derived = fmt.Sprintf(" (what is not declared is derived from the tightest class deadline %s: warn 2/3, hard 1/3, exit 7/9 of it)", Duration(d))
-	}
-	sl := cfg.Gates.Slack
-	v.gate(gp+".slack", float64(sl.Warn), float64(sl.Hard), float64(sl.Exit), true, formatDuration, derived)
-	qa := cfg.Gates.QueueAge
-	v.gate(gp+".queue_age", float64(qa.Warn), float64(qa.Hard), float64(qa.Exit), false, formatDuration, "")
-	v.gate(gp+".dependency_saturation", cfg.Gates.DependencySaturation.Warn, cfg.Gates.DependencySaturation.Hard, cfg.Gates.DependencySaturation.Exit, false, formatShare, "")
-	v.gate(gp+".ready_reserve", cfg.Gates.ReadyReserve.Warn, cfg.Gates.ReadyReserve.Hard, cfg.Gates.ReadyReserve.Exit, true, formatShare, "")
+	v.gates(p+".gates", cfg.Gates, ls.Gates.Slack)
 	for _, f := range []struct {
 		path string
 		d    Duration
@@ -381,55 +367,55 @@ func formatFactor(x float64) string   { return numfmt.Plain(x) }
 func formatDuration(x float64) string { return Duration(time.Duration(x)).String() }
 func formatShare(x float64) string    { return numfmt.PlainPercent(x) }
 
-// gate checks one gate's derived thresholds at path p: finite and not negative, exit set
-// when the gate is enabled and only then, and exit < warn < hard where higher is worse
-// (hard < warn < exit where lower is worse). note is added to an order error (how
-// thresholds were derived).
-func (v *validator) gate(p string, warn, hard, exit float64, lowerWorse bool, show func(float64) string, note string) {
-	bad := false
-	for _, f := range []struct {
-		name string
-		x    float64
-	}{{"warn", warn}, {"hard", hard}, {"exit", exit}} {
-		switch {
-		case math.IsNaN(f.x) || math.IsInf(f.x, 0):
-			v.addf(p+"."+f.name, "%s is %v; expected a finite threshold", f.name, f.x)
-			bad = true
-		case f.x < 0:
-			v.addf(p+"."+f.name, "%s is %s; expected zero (disabled) or more", f.name, show(f.x))
-			bad = true
+// gateFields maps each gate of [loadstate.Gates] to its key under gates: and the way its
+// thresholds are shown.
+var gateFields = map[string]struct {
+	key  string
+	show func(float64) string
+}{
+	"Amplification":        {"amplification", formatFactor},
+	"Slack":                {"slack", formatDuration},
+	"QueueAge":             {"queue_age", formatDuration},
+	"DependencySaturation": {"dependency_saturation", formatShare},
+	"ReadyReserve":         {"ready_reserve", formatShare},
+}
+
+// gates reports, under path p, each fault control/loadstate finds in the derived gates g
+// (the rules live there: thresholds finite and not negative, exit set when the gate is
+// enabled and only then, exit < warn < hard where higher is worse, hard < warn < exit
+// where lower is worse). An order fault of a slack gate with a threshold not declared
+// (slack as written) says how the rest was derived.
+func (v *validator) gates(p string, g loadstate.Gates, slack SlackGate) {
+	for _, e := range g.Errors() {
+		f, ok := gateFields[e.Gate]
+		if !ok { // a gate this file does not know: the machine's own words
+			v.addf(p, "%v", e)
+			continue
 		}
-	}
-	if bad {
-		return
-	}
-	if warn == 0 && hard == 0 {
-		if exit != 0 {
-			v.addf(p+".exit", "exit is %s but warn and hard are 0 (disabled); expected an enter threshold or no exit", show(exit))
+		gp, show := p+"."+f.key, f.show
+		field, than := strings.ToLower(e.Field), strings.ToLower(e.Than)
+		note := ""
+		if e.Gate == "Slack" && (slack.Warn == nil || slack.Hard == nil || slack.Exit == nil) {
+			note = fmt.Sprintf(" (what is not declared is derived from the tightest class deadline %s: warn 2/3, hard 1/3, exit 7/9 of it)", Duration(v.s.TightestDeadline()))
 		}
-		return
-	}
-	if exit == 0 {
-		v.addf(p+".exit", "exit is not declared; expected an all-clear level on the safe side of warn and hard for an enabled gate")
-		return
-	}
-	safe, worse := "below", "above"
-	if lowerWorse {
-		safe, worse = "above", "below"
-	}
-	beyond := func(a, b float64) bool { // a is strictly worse than b
-		if lowerWorse {
-			return a < b
+		switch e.Rule {
+		case loadstate.GateNotFinite:
+			v.addf(gp+"."+field, "%s is %v; expected a finite threshold", field, e.Value)
+		case loadstate.GateNegative:
+			v.addf(gp+"."+field, "%s is %s; expected zero (disabled) or more", field, show(e.Value))
+		case loadstate.GateAboveOne:
+			v.addf(gp+"."+field, "%s is %s; expected a share from 0%% to 100%%", field, show(e.Value))
+		case loadstate.GateExitWithoutEnter:
+			v.addf(gp+".exit", "exit is %s but warn and hard are 0 (disabled); expected an enter threshold or no exit", show(e.Value))
+		case loadstate.GateNoExit:
+			v.addf(gp+".exit", "exit is not declared; expected an all-clear level on the safe side of warn and hard for an enabled gate")
+		case loadstate.GateExitNotSafe:
+			v.addf(gp, "exit %s is not strictly %s %s %s%s; expected hysteresis: exit on the safe side of %s", show(e.Value), e.Side(), than, show(e.ThanValue), note, than)
+		case loadstate.GateHardNotBeyond:
+			v.addf(gp, "hard %s is not strictly %s warn %s%s; expected the hard gate beyond the warning", show(e.Value), e.Side(), show(e.ThanValue), note)
+		default:
+			v.addf(gp, "%v", e)
 		}
-		return a > b
-	}
-	switch {
-	case warn != 0 && !beyond(warn, exit):
-		v.addf(p, "exit %s is not strictly %s warn %s%s; expected hysteresis: exit on the safe side of warn", show(exit), safe, show(warn), note)
-	case hard != 0 && !beyond(hard, exit):
-		v.addf(p, "exit %s is not strictly %s hard %s%s; expected hysteresis: exit on the safe side of hard", show(exit), safe, show(hard), note)
-	case warn != 0 && hard != 0 && !beyond(hard, warn):
-		v.addf(p, "hard %s is not strictly %s warn %s%s; expected the hard gate beyond the warning", show(hard), worse, show(warn), note)
 	}
 }
 

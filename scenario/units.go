@@ -12,6 +12,7 @@ import (
 	"github.com/invopop/jsonschema"
 
 	"github.com/goodput-lab/goodput/internal/floatdur"
+	"github.com/goodput-lab/goodput/internal/lognormal"
 	"github.com/goodput-lab/goodput/internal/numfmt"
 )
 
@@ -459,9 +460,6 @@ func (Instant) JSONSchema() *jsonschema.Schema {
 	}
 }
 
-// z99 is the standard normal quantile at 0.99.
-const z99 = 2.3263478740408408
-
 // Quantiles fixes a log-normal distribution of positive durations by its median
 // (P50) and 99th percentile (P99), which is how service times are usually
 // observed and reported: {p50: 38ms, p99: 95ms}. P99 == P50 is a constant.
@@ -491,36 +489,20 @@ func (q Quantiles) Validate() error {
 	return errs.Err()
 }
 
-// sigma returns the log-normal shape parameter.
-func (q Quantiles) sigma() float64 {
-	if q.P50 <= 0 || q.P99 <= q.P50 {
-		return 0
-	}
-	return (math.Log(float64(q.P99)) - math.Log(float64(q.P50))) / z99
-}
-
 // Quantile returns the duration below which a fraction p of draws fall, for p
 // in (0, 1): the inverse of the distribution function. Pass a uniform draw to
-// sample the distribution. It returns 0 for an unset q.
+// sample the distribution. It returns 0 for an unset q. The arithmetic is the
+// replay's ([lognormal.QuantileNS]), rounded to the nearest nanosecond; p is
+// kept inside (0, 1).
 func (q Quantiles) Quantile(p float64) time.Duration {
-	if q.P50 <= 0 {
-		return 0
-	}
-	s := q.sigma()
-	if s == 0 {
-		return time.Duration(q.P50)
-	}
-	z := math.Sqrt2 * math.Erfinv(2*clampProb(p)-1)
-	return clampDuration(float64(q.P50) * math.Exp(s*z))
+	return clampDuration(lognormal.QuantileNS(q.P50.Std(), q.P99.Std(), clampProb(p)))
 }
 
-// Mean returns the distribution's mean, exp(μ + σ²/2).
+// Mean returns the distribution's mean, exp(μ + σ²/2), by the replay's
+// arithmetic ([lognormal.MeanNS]) rounded to the nearest nanosecond; 0 for an
+// unset q.
 func (q Quantiles) Mean() time.Duration {
-	if q.P50 <= 0 {
-		return 0
-	}
-	s := q.sigma()
-	return clampDuration(float64(q.P50) * math.Exp(s*s/2))
+	return clampDuration(lognormal.MeanNS(q.P50.Std(), q.P99.Std()))
 }
 
 // clampProb keeps p inside (0, 1) so that inverse distribution functions stay finite.

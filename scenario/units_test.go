@@ -9,6 +9,9 @@ import (
 	"time"
 
 	"github.com/goccy/go-yaml"
+
+	"github.com/goodput-lab/goodput/internal/floatdur"
+	"github.com/goodput-lab/goodput/internal/lognormal"
 )
 
 func TestParseDuration(t *testing.T) {
@@ -341,6 +344,28 @@ func TestQuantiles(t *testing.T) {
 	}
 	if c := (Quantiles{P50: Duration(time.Second), P99: Duration(time.Second)}); c.Quantile(0.01) != time.Second || c.Mean() != time.Second {
 		t.Errorf("p50 == p99 is not a constant: %v %v", c.Quantile(0.01), c.Mean())
+	}
+}
+
+// A scenario's Quantiles draw by the replay's log-normal (internal/lognormal), rounded to
+// the nearest nanosecond, at every u and for narrow, wide and constant shapes.
+func TestQuantilesAreTheReplays(t *testing.T) {
+	for _, c := range [][2]time.Duration{
+		{20 * time.Millisecond, 100 * time.Millisecond},
+		{240 * time.Millisecond, 4800 * time.Millisecond},
+		{2 * time.Millisecond, 2 * time.Millisecond},
+	} {
+		q := Quantiles{P50: Duration(c[0]), P99: Duration(c[1])}
+		d := lognormal.New(c[0], c[1])
+		for i := 1; i < 1000; i++ {
+			u := float64(i) / 1000
+			if got, want := q.Quantile(u), floatdur.Round(d.QuantileNS(u)); got != want {
+				t.Errorf("%v/%v: Quantile(%v) = %v; the replay's %v", c[0], c[1], u, got, want)
+			}
+		}
+		if got, want := q.Mean(), d.Mean(); got-want > 1 || want-got > 1 {
+			t.Errorf("%v/%v: Mean() = %v; the replay's %v", c[0], c[1], got, want)
+		}
 	}
 }
 

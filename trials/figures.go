@@ -174,9 +174,9 @@ var figureIndex = func() map[string]int {
 	return m
 }()
 
-// armRun extracts one arm's figures, objectives and failed invariants from its packet.
+// armRun extracts one arm's set, figures, objectives, failed invariants and alerts from its packet.
 func armRun(a *packet.Arm) ArmRun {
-	r := ArmRun{Name: a.Name, Figures: make(map[string]*float64, len(figures))}
+	r := ArmRun{Name: a.Name, Set: a.Set, Figures: make(map[string]*float64, len(figures)), Alerts: alertRuns(a)}
 	for _, f := range figures {
 		if v, ok := f.get(a); ok && !math.IsNaN(v) && !math.IsInf(v, 0) {
 			r.Figures[f.Key] = &v

@@ -56,10 +56,15 @@ type Trial struct {
 
 // ArmRun is one arm's figures in one trial. A figure that could not be measured is null.
 type ArmRun struct {
-	Name             string              `json:"name"`
+	Name string `json:"name"`
+	// Set is the inputs the arm changes from the file's (its scenario's set:), as
+	// PATH=VALUE ([packet.Arm.Set]); absent for an arm that changes none.
+	Set              []string            `json:"set,omitempty"`
 	Figures          map[string]*float64 `json:"figures"`
 	Objectives       []ObjectiveRun      `json:"objectives"`
 	InvariantsFailed []string            `json:"invariants_failed,omitempty"`
+	// Alerts are what the scenario's alert rules did, in its order; absent without any.
+	Alerts []AlertRun `json:"alerts,omitempty"`
 }
 
 // ObjectiveRun is one objective's result in one trial; Metric and Unit are the packet's
@@ -94,11 +99,15 @@ type Stats struct {
 
 // ArmSpread is one arm's figures across the trials.
 type ArmSpread struct {
-	Arm        string            `json:"arm"`
+	Arm string `json:"arm"`
+	// Set is the arm's set ([ArmRun.Set]), the same in every trial.
+	Set        []string          `json:"set,omitempty"`
 	Figures    []Stats           `json:"figures"`
 	Objectives []ObjectiveSpread `json:"objectives"`
 	// InvariantFailures counts the trials in which any invariant of the arm failed.
 	InvariantFailures int `json:"invariant_failures"`
+	// Alerts spread each alert rule's first firing across the trials; absent without any.
+	Alerts []AlertSpread `json:"alerts,omitempty"`
 }
 
 // ObjectiveSpread counts the trials an objective passed in, and spreads its value over the
@@ -223,6 +232,9 @@ func (s *Summary) check() error {
 					return fmt.Errorf("trials: run of seed %d, arm %s: objective %q is %g; expected a finite value of at most %g", r.Seed, a.Name, o.Name, o.Value, maxValue)
 				}
 			}
+			if err := s.checkAlerts(r, j); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
@@ -242,7 +254,7 @@ func (s *Summary) compute() {
 	arms := s.Runs[0].Arms
 	vals := make([]*float64, len(s.Runs))
 	for j, a := range arms {
-		sp := ArmSpread{Arm: a.Name, Figures: make([]Stats, len(figures)), Objectives: []ObjectiveSpread{}}
+		sp := ArmSpread{Arm: a.Name, Set: a.Set, Figures: make([]Stats, len(figures)), Objectives: []ObjectiveSpread{}, Alerts: s.alertSpreads(j)}
 		for i, f := range figures {
 			for r, run := range s.Runs {
 				vals[r] = run.Arms[j].Figures[f.Key]

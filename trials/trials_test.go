@@ -473,6 +473,13 @@ func FuzzRead(f *testing.F) {
 	f.Add(`{"scenario":"x","trials":3,"shard":{"index":0,"count":0}}`)
 	f.Add(strings.Replace(b.String(), `"goodput": `, `"goodput": 1e303, "x": `, 1))
 	f.Add(strings.Replace(b.String(), `"trials": 3,`, `"trials": 300000000,`, 1))
+	if al, err := Run(context.Background(), Config{Scenario: "fake", Digest: "d", FirstSeed: 1, Trials: 2}, alertRun, nil); err == nil {
+		b.Reset()
+		if err := al.WriteJSON(&b); err == nil {
+			f.Add(b.String()) // alerts and an arm's set
+			f.Add(strings.Replace(b.String(), `"first_fired": 11`, `"first_fired": -1`, 1))
+		}
+	}
 	f.Fuzz(func(t *testing.T, in string) {
 		s, err := Read([]byte(in), "f.json")
 		if err != nil {

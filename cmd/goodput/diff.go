@@ -27,12 +27,14 @@ func diffUsage(w io.Writer, fs *flag.FlagSet) {
 	fmt.Fprintln(w, "absolute and relative to A. A change for the worse (less goodput, more latency …) is")
 	fmt.Fprintln(w, "marked \"worse\"; rejections, shed work and suppressed retries have no direction. Arms in")
 	fmt.Fprintln(w, "only one packet are listed. Packets of different scenarios, seeds or model versions are")
-	fmt.Fprintln(w, "compared all the same, with a warning on standard error.")
+	fmt.Fprintln(w, "compared all the same, with a warning on standard error. Each arm's alert rules show when")
+	fmt.Fprintln(w, "they first fired in A and in B; a rule that fired in one packet only heads the table.")
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "--fail-above PCT makes it a regression gate (for CI, on a policy change): it exits 3 when")
 	fmt.Fprintln(w, "a figure got worse by more than PCT percent of its value in A, and names each one. A")
 	fmt.Fprintln(w, "figure that was 0 in A and got worse, or that A measured and B did not (a recovery that")
-	fmt.Fprintln(w, "never came), counts as a regression beyond any PCT.")
+	fmt.Fprintln(w, "never came), counts as a regression beyond any PCT. Alerts have no better direction and")
+	fmt.Fprintln(w, "are not gated.")
 	fmt.Fprintln(w)
 	fs.PrintDefaults()
 	fmt.Fprintln(w)
@@ -145,10 +147,12 @@ func (s diffSide) String() string {
 	return v
 }
 
-// armDiff is one arm's figures in both packets.
+// armDiff is one arm's figures and alert rules in both packets.
 type armDiff struct {
 	Name    string       `json:"name"`
 	Figures []figureDiff `json:"figures"`
+	// Alerts are the rules of either packet's arm, when it has any.
+	Alerts []alertDiff `json:"alerts,omitempty"`
 }
 
 // figureDiff is one figure of an arm in A and B. A and B are nil when that packet did not
@@ -221,6 +225,7 @@ func comparePackets(a, b *packet.Packet, pathA, pathB string) *packetDiff {
 			}
 			ad.Figures = append(ad.Figures, fd)
 		}
+		ad.Alerts = compareAlerts(x, y)
 		d.Arms = append(d.Arms, ad)
 	}
 	for _, y := range b.Arms {
@@ -270,6 +275,14 @@ func compareFigure(f trials.Figure, x, y *packet.Arm) figureDiff {
 func (d *packetDiff) writeTable(w io.Writer) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "goodput diff\n  A  %s\n     %s\n  B  %s\n     %s\n", d.A.Path, d.A, d.B.Path, d.B)
+	if hs := d.alertHeadlines(); len(hs) > 0 {
+		b.WriteString("\nalerts that fired in one packet only\n")
+		for _, h := range hs {
+			for _, l := range report.Wrap("  "+h, diffWidth, 2) {
+				b.WriteString(l + "\n")
+			}
+		}
+	}
 	for _, arm := range d.Arms {
 		rows := [][]string{{arm.Name, "A", "B", "change", "%", ""}}
 		section := ""
@@ -279,6 +292,12 @@ func (d *packetDiff) writeTable(w io.Writer) error {
 				rows = append(rows, []string{section})
 			}
 			rows = append(rows, f.cells())
+		}
+		if len(arm.Alerts) > 0 {
+			rows = append(rows, []string{sectionDiffAlerts})
+			for _, al := range arm.Alerts {
+				rows = append(rows, al.cells())
+			}
 		}
 		b.WriteString("\n")
 		writeColumns(&b, rows)

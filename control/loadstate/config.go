@@ -3,7 +3,6 @@ package loadstate
 import (
 	"errors"
 	"fmt"
-	"math"
 	"time"
 )
 
@@ -184,25 +183,12 @@ func (c *Config) policies() Policies {
 }
 
 // Validate reports the first problem that makes c unusable: a negative or
-// NaN threshold, an exit threshold not strictly on the safe side of its
+// NaN threshold (a gate's fault is a [*GateError]), an exit threshold not strictly on the safe side of its
 // enter thresholds, a hard gate not beyond its warning, a negative duration,
 // a ramp that tightens admission, or a policy out of range.
 func (c Config) Validate() error {
-	g := &c.Gates
-	if err := checkGate("Amplification", g.Amplification.Warn, g.Amplification.Hard, g.Amplification.Exit, false, false, ""); err != nil {
-		return err
-	}
-	if err := checkDurationGate("Slack", g.Slack, true); err != nil {
-		return err
-	}
-	if err := checkDurationGate("QueueAge", g.QueueAge, false); err != nil {
-		return err
-	}
-	if err := checkGate("DependencySaturation", g.DependencySaturation.Warn, g.DependencySaturation.Hard, g.DependencySaturation.Exit, false, true, ""); err != nil {
-		return err
-	}
-	if err := checkGate("ReadyReserve", g.ReadyReserve.Warn, g.ReadyReserve.Hard, g.ReadyReserve.Exit, true, true, ""); err != nil {
-		return err
+	if errs := c.Gates.Errors(); len(errs) > 0 {
+		return errs[0]
 	}
 	for _, d := range []struct {
 		name string
@@ -257,60 +243,3 @@ func (c Config) Validate() error {
 }
 
 func inUnit(x float64) bool { return x >= 0 && x <= 1 } // false for NaN
-
-func checkDurationGate(name string, g DurationGate, lowerWorse bool) error {
-	return checkGate(name, float64(g.Warn), float64(g.Hard), float64(g.Exit), lowerWorse, false, "duration")
-}
-
-// checkGate validates one gate. For a signal where higher is worse the
-// order is Exit < Warn < Hard; where lower is worse, Hard < Warn < Exit.
-func checkGate(name string, warn, hard, exit float64, lowerWorse, unit bool, kind string) error {
-	show := func(v float64) string {
-		if kind == "duration" {
-			return time.Duration(v).String()
-		}
-		return fmt.Sprint(v)
-	}
-	for _, f := range []struct {
-		field string
-		v     float64
-	}{{"Warn", warn}, {"Hard", hard}, {"Exit", exit}} {
-		switch {
-		case math.IsNaN(f.v) || math.IsInf(f.v, 0):
-			return fmt.Errorf("loadstate: Gates.%s.%s is %v; want a finite threshold", name, f.field, f.v)
-		case f.v < 0:
-			return fmt.Errorf("loadstate: Gates.%s.%s %s is negative; want ≥ 0 (0 disables)", name, f.field, show(f.v))
-		case unit && f.v > 1:
-			return fmt.Errorf("loadstate: Gates.%s.%s %s is above 1; want a fraction in [0, 1]", name, f.field, show(f.v))
-		}
-	}
-	if warn == 0 && hard == 0 {
-		if exit != 0 {
-			return fmt.Errorf("loadstate: Gates.%s.Exit %s is set but Warn and Hard are 0 (disabled); set an enter threshold or clear Exit", name, show(exit))
-		}
-		return nil
-	}
-	if exit == 0 {
-		return fmt.Errorf("loadstate: Gates.%s.Exit is 0; an enabled gate needs an exit threshold on the safe side of its enter thresholds", name)
-	}
-	safe, worse := "below", "above"
-	if lowerWorse {
-		safe, worse = "above", "below"
-	}
-	beyond := func(a, b float64) bool { // a is strictly worse than b
-		if lowerWorse {
-			return a < b
-		}
-		return a > b
-	}
-	if warn != 0 && !beyond(warn, exit) {
-		return fmt.Errorf("loadstate: Gates.%s.Exit %s must be strictly %s Warn %s (hysteresis)", name, show(exit), safe, show(warn))
-	}
-	if hard != 0 && !beyond(hard, exit) {
-		return fmt.Errorf("loadstate: Gates.%s.Exit %s must be strictly %s Hard %s (hysteresis)", name, show(exit), safe, show(hard))
-	}
-	if warn != 0 && hard != 0 && !beyond(hard, warn) {
-		return fmt.Errorf("loadstate: Gates.%s.Hard %s must be strictly %s Warn %s", name, show(hard), worse, show(warn))
-	}
-	return nil
-}

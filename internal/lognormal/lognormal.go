@@ -39,6 +39,19 @@ const z99 = 2.3263478740408408
 // below p50 it is the constant p50 (up to rounding); with p50 at or below zero, the
 // constant 0.
 func New(p50, p99 time.Duration) Dist {
+	d := shape(p50, p99)
+	if d.sigma > 0 {
+		d.body = new([bodyLen]float32)
+		for i := range d.body { // at most about p99 (z ≤ z99): finite
+			d.body[i] = float32(d.exact(float64(lo+i) / n))
+		}
+	}
+	return d
+}
+
+// shape is the log-normal with median p50 and 99th percentile p99, without the table:
+// its Quantile and Mean are New's, its Sample is not to be called.
+func shape(p50, p99 time.Duration) Dist {
 	if p50 <= 0 {
 		return Dist{mu: math.Inf(-1)}
 	}
@@ -47,14 +60,23 @@ func New(p50, p99 time.Duration) Dist {
 	if p99 > p50 {
 		sigma = (math.Log(float64(p99)) - mu) / z99
 	}
-	d := Dist{mu: mu, sigma: sigma}
-	if sigma > 0 {
-		d.body = new([bodyLen]float32)
-		for i := range d.body { // at most about p99 (z ≤ z99): finite
-			d.body[i] = float32(d.exact(float64(lo+i) / n))
-		}
-	}
-	return d
+	return Dist{mu: mu, sigma: sigma}
+}
+
+// QuantileNS is New(p50, p99).QuantileNS(u) without building the table, in nanoseconds,
+// neither truncated nor saturated: for a caller that reads a distribution a few times and
+// does not keep it, and rounds to a Duration its own way (a scenario's Quantiles, which the
+// live fault proxy draws its delays from, round to the nearest nanosecond).
+func QuantileNS(p50, p99 time.Duration, u float64) float64 {
+	d := shape(p50, p99)
+	return d.exact(u)
+}
+
+// MeanNS is the mean of New(p50, p99), exp(mu + sigma²/2), in nanoseconds, neither
+// truncated nor saturated.
+func MeanNS(p50, p99 time.Duration) float64 {
+	d := shape(p50, p99)
+	return d.meanNS()
 }
 
 // Sample maps a uniform draw u in (0, 1) to a duration: the quantile at u, from the table
@@ -89,9 +111,10 @@ func (d *Dist) QuantileNS(u float64) float64 { return d.exact(u) }
 
 // Mean is the distribution's mean, exp(mu + sigma²/2), saturating beyond a Duration's
 // range.
-func (d *Dist) Mean() time.Duration {
-	return floatdur.Trunc(math.Exp(d.mu + d.sigma*d.sigma/2))
-}
+func (d *Dist) Mean() time.Duration { return floatdur.Trunc(d.meanNS()) }
+
+// meanNS is the mean in nanoseconds.
+func (d *Dist) meanNS() float64 { return math.Exp(d.mu + d.sigma*d.sigma/2) }
 
 // exact is the quantile at u without the table, in nanoseconds.
 func (d *Dist) exact(u float64) float64 {

@@ -175,3 +175,33 @@ func TestTailSaturates(t *testing.T) {
 		t.Errorf("%d of 100000 draws saturated, want about %v", saturated, want)
 	}
 }
+
+// The table-free QuantileNS and MeanNS are New's, degenerate shapes included; a
+// constant rounds to its p50 exactly.
+func TestQuantileNSWithoutTable(t *testing.T) {
+	for _, c := range [][2]time.Duration{
+		{38 * time.Millisecond, 95 * time.Millisecond},
+		{240 * time.Millisecond, 4800 * time.Millisecond},
+		{time.Millisecond, time.Hour},
+		{20 * time.Millisecond, 20 * time.Millisecond}, // p99 = p50: a constant
+		{20 * time.Millisecond, 10 * time.Millisecond}, // p99 < p50: a constant
+		{0, time.Second}, // no median: 0
+		{5, 7},
+	} {
+		d := New(c[0], c[1])
+		if got, want := floatdur.Trunc(MeanNS(c[0], c[1])), d.Mean(); got != want {
+			t.Errorf("%v/%v: MeanNS %v, New's Mean %v", c[0], c[1], got, want)
+		}
+		for i := 1; i < 1000; i++ {
+			u := float64(i) / 1000
+			if got, want := QuantileNS(c[0], c[1], u), d.QuantileNS(u); got != want {
+				t.Errorf("%v/%v: QuantileNS(%v) %v, New's %v", c[0], c[1], u, got, want)
+			}
+		}
+		if c[1] <= c[0] {
+			if got := floatdur.Round(QuantileNS(c[0], c[1], 0.3)); got != max(c[0], 0) {
+				t.Errorf("%v/%v: constant rounds to %v", c[0], c[1], got)
+			}
+		}
+	}
+}

@@ -86,8 +86,9 @@ type Options struct {
 }
 
 // Attacker sends a [Plan]'s requests to a target in real time: open loop (each at its
-// intended send time whatever the answers), at most MaxInFlight at once. Make one with
-// [New] and call [Attacker.Run] once.
+// intended send time whatever the answers), at most MaxInFlight at once, and beside them
+// the plan's closed-loop users, each sending its next request a think time after its
+// last was answered (users.go). Make one with [New] and call [Attacker.Run] once.
 type Attacker struct {
 	plan    *Plan
 	opts    Options
@@ -135,6 +136,10 @@ func New(plan *Plan, target string, o Options) (*Attacker, error) {
 	}
 	if o.MaxInFlight == 0 {
 		o.MaxInFlight = DefaultMaxInFlight
+	}
+	if n := plan.users(); n > o.MaxInFlight {
+		// Each user is a goroutine with a connection of its own, beside the workers.
+		return nil, fmt.Errorf("loadgen: the plan has %d closed-loop users, more than MaxInFlight %d; expected at most that many users (raise MaxInFlight, --max-in-flight)", n, o.MaxInFlight)
 	}
 	if o.Tick == 0 {
 		o.Tick = time.Second
@@ -253,6 +258,8 @@ func (a *Attacker) Run(ctx context.Context) (*Result, error) {
 	workers := 0
 	offered := make([]int64, len(a.classes))
 	interrupted := false
+	userOffered := make([]atomic.Int64, len(a.classes))
+	a.startUsers(ctx, &wg, userOffered, a.clock.Sleep)
 	woke := time.Duration(math.MinInt64 / 2)
 	for r, ok := a.plan.Next(); ok; r, ok = a.plan.Next() {
 		// Open loop: r goes at r.At, or with the others due when the pacer last woke if
@@ -313,6 +320,9 @@ func (a *Attacker) Run(ctx context.Context) (*Result, error) {
 	}
 	cut()
 	<-done
+	for ci := range offered {
+		offered[ci] += userOffered[ci].Load()
+	}
 	res := a.result(offered, workers)
 	res.Interrupted = interrupted
 	res.CPU = proccpu.Self() - cpu0

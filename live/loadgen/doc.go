@@ -1,6 +1,8 @@
 // Package loadgen is the live lab's open-loop load generator: it sends a scenario's
-// offered load (rate schedule, arrivals, class shares, keys, deadlines) to a real service
-// over HTTP and counts what became of every logical request.
+// offered load (rate schedule with its ramps and bursts, the classes' own schedules,
+// arrivals, class shares, keys, deadlines) to a real service over HTTP and counts what
+// became of every logical request; closed-loop users (load.users) send beside it, each
+// thinking between an answer and its next request.
 //
 // A [Plan] is the schedule: the intended send time, class, key and absolute deadline of
 // every logical request, drawn lazily from seeded streams by the replay's own rule, so a

@@ -40,6 +40,10 @@ type Class struct {
 	// Retries is the edge's retry policy: how many more attempts, after which failures,
 	// after what backoff.
 	Retries scenario.Retries
+	// Schedule, if set, is the class's own offered load (a class's schedule: in the form of
+	// load.schedule, from an arrival stream of its own); such a class has no share of the
+	// load's schedule.
+	Schedule []scenario.RateStep
 }
 
 // Request is one logical request of a [Plan].
@@ -61,37 +65,43 @@ type Request struct {
 // [Plan.Next] until it reports the end. A Plan is not safe for concurrent use and is used
 // up by one pass (make another with the same seed for the same requests).
 //
-// The rule is the replay's (package model): after each arrival, or at each step of the
-// schedule, the next arrival comes an exponential gap (poisson) or 1/rate (uniform) later
-// at the rate then in force, a step cancelling the pending arrival and drawing afresh; a
-// request's class is the first whose cumulative share exceeds a uniform draw. The draws
-// come from the same seed-named streams ("arrivals" and "class" of [sim.NewStreams]), so
-// with the same seed and no fault that shifts the rate a plan's send times and classes
-// are the replay's arrivals. Keys are drawn from a stream of their own ("load/keys"), from
-// the same popularity (keys.count keys, Zipf keys.zipf or uniform); the replay names no
-// key, it places each request in that popularity by a draw of its own.
+// The rule is the replay's (package model): the load comes from open-loop sources,
+// load.schedule's (whose requests draw their class by the shares: the first whose
+// cumulative share exceeds a uniform draw) and each class's own schedule. After each
+// arrival, or at each rate step, a source's next arrival comes an exponential gap
+// (poisson) or 1/rate (uniform) later at the rate then in force, or on a ramp (ramp_to)
+// when the integrated rate has grown by an exponential draw (or by one), a step
+// cancelling the pending arrival and drawing afresh; a burst step sends its arrivals at
+// its instant, or evenly over within, beside the rate, its classes drawn by the shares
+// from a stream of their own. The draws come from the same seed-named streams
+// ("arrivals", "class", "bursts" and "arrivals/CLASS" of [sim.NewStreams]), so with the
+// same seed and no fault that shifts the rate a plan's send times and classes are the
+// replay's arrivals. Keys are drawn from a stream of their own ("load/keys"), from the
+// same popularity (keys.count keys, Zipf keys.zipf or uniform); the replay names no key,
+// it places each request in that popularity by a draw of its own. Closed-loop users
+// (load.users) are the plan's too, but not in Next: an [Attacker] runs each (users.go).
 type Plan struct {
 	classes  []Class
 	cum      []float64
-	schedule []scenario.RateStep
+	srcs     []source
 	duration time.Duration
 	poisson  bool
 
-	arrivals, class, keys *rand.Rand
-	zipf                  *rand.Zipf
-	nkeys                 int
+	keys  *rand.Rand
+	zipf  *rand.Zipf
+	zipfS float64
+	nkeys int
+	pops  []userPop // the closed-loop users (users.go)
 
-	t       time.Duration // the last arrival or step change
-	step    int           // the next schedule step to come into force
-	pending time.Duration // the next arrival; -1 for none until the next step
 	next    int64
 	started bool
 	seed    uint64
 }
 
 // NewPlan returns the plan of load over classes for duration, drawn with seed. load's
-// schedule must start at 0s with rates of zero or more; the classes' shares must sum to 1
-// and their deadlines be positive.
+// schedule (omitted only when a class has a schedule of its own) must start at 0s, with
+// rates and ramps of zero or more and rate steps in increasing time; the shares of the
+// classes without a schedule of their own must sum to 1, and every deadline be positive.
 func NewPlan(load scenario.Traffic, duration time.Duration, classes []Class, seed uint64) (*Plan, error) {
 	if err := checkPlan(load, duration, classes); err != nil {
 		return nil, err
@@ -99,22 +109,32 @@ func NewPlan(load scenario.Traffic, duration time.Duration, classes []Class, see
 	st := sim.NewStreams(seed)
 	p := &Plan{
 		classes:  classes,
-		schedule: load.Schedule,
 		duration: duration,
 		poisson:  load.Arrivals != scenario.ArrivalsUniform,
-		arrivals: st.Stream("arrivals"),
-		class:    st.Stream("class"),
 		keys:     st.Stream("load/keys"),
 		nkeys:    load.Keys.Count,
-		pending:  -1,
 		seed:     seed,
+	}
+	if len(load.Schedule) > 0 {
+		p.srcs = append(p.srcs, newSource(load.Schedule, duration, -1, "arrivals", st))
+	}
+	for i, c := range classes {
+		if len(c.Schedule) > 0 {
+			p.srcs = append(p.srcs, newSource(c.Schedule, duration, i, "arrivals/"+c.Name, st))
+		}
 	}
 	if p.nkeys <= 0 {
 		p.nkeys = 1_000_000
 	}
 	if load.Keys.Zipf > 1 {
+		p.zipfS = load.Keys.Zipf
 		p.zipf = rand.NewZipf(p.keys, load.Keys.Zipf, 1, uint64(p.nkeys-1))
 	}
+	pops, err := compileUsers(load.Users, classes, seed)
+	if err != nil {
+		return nil, fmt.Errorf("loadgen: %w", err)
+	}
+	p.pops = pops
 	var cum float64
 	for _, c := range classes {
 		cum += c.Share
@@ -129,29 +149,28 @@ func checkPlan(load scenario.Traffic, duration time.Duration, classes []Class) e
 	if duration <= 0 {
 		errs = append(errs, fmt.Errorf("duration %s: expected a positive length of the run", duration))
 	}
-	if len(load.Schedule) == 0 || load.Schedule[0].At != 0 {
+	own := false // a class with a schedule of its own
+	for _, c := range classes {
+		own = own || len(c.Schedule) > 0
+	}
+	switch {
+	case len(load.Schedule) == 0 && !own && len(load.Users) == 0:
+		errs = append(errs, errors.New("schedule: expected steps from 0s, e.g. [{at: 0s, rate: 500/s}]"))
+	case len(load.Schedule) > 0 && load.Schedule[0].At != 0:
 		errs = append(errs, errors.New("schedule: expected steps from 0s, e.g. [{at: 0s, rate: 500/s}]"))
 	}
-	for i, st := range load.Schedule {
-		if r := float64(st.Rate); r < 0 || math.IsNaN(r) || math.IsInf(r, 0) {
-			errs = append(errs, fmt.Errorf("schedule step %d: rate %s: expected a finite rate of zero or more", i, st.Rate))
-		}
-		if st.RampTo != nil || st.IsBurst() {
-			errs = append(errs, fmt.Errorf("schedule step %d: the live generator sends constant rate steps only; expected no ramp_to, burst or within", i))
-		}
-		if i > 0 && st.At <= load.Schedule[i-1].At {
-			errs = append(errs, fmt.Errorf("schedule step %d at %s: expected steps in increasing time", i, st.At))
-		}
-	}
-	if len(load.Users) > 0 {
-		errs = append(errs, errors.New("users: the live generator sends open-loop load only; expected no closed-loop users"))
-	}
+	errs = append(errs, checkSchedule("schedule", load.Schedule)...)
 	if len(classes) == 0 {
 		errs = append(errs, errors.New("no classes: expected at least one"))
 	}
 	var sum float64
+	shared := 0 // classes that take a share of the load's schedule
 	for _, c := range classes {
-		sum += c.Share
+		if len(c.Schedule) == 0 {
+			sum += c.Share
+			shared++
+		}
+		errs = append(errs, checkSchedule(fmt.Sprintf("class %q: schedule", c.Name), c.Schedule)...)
 		if c.Deadline <= 0 {
 			errs = append(errs, fmt.Errorf("class %q: deadline %s: expected a positive deadline", c.Name, c.Deadline))
 		}
@@ -159,13 +178,42 @@ func checkPlan(load scenario.Traffic, duration time.Duration, classes []Class) e
 			errs = append(errs, fmt.Errorf("class %q: share %v: expected zero or more", c.Name, c.Share))
 		}
 	}
-	if len(classes) > 0 && math.Abs(sum-1) > 1e-6 {
+	if len(load.Schedule) > 0 && shared > 0 && math.Abs(sum-1) > 1e-6 {
 		errs = append(errs, fmt.Errorf("class shares sum to %v: expected 1", sum))
 	}
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("loadgen: %w", err)
 	}
 	return nil
+}
+
+// checkSchedule checks the steps of a schedule named what: finite rates and ramps of zero
+// or more, rate steps in increasing time, bursts of one arrival or more spread over a
+// within of zero or more.
+func checkSchedule(what string, steps []scenario.RateStep) []error {
+	var errs []error
+	prev := -1 // the previous rate step
+	for i, st := range steps {
+		if st.IsBurst() {
+			if st.Burst <= 0 || st.Within < 0 || st.Rate != 0 || st.RampTo != nil {
+				errs = append(errs, fmt.Errorf("%s step %d: burst %d within %s: expected a burst of one arrival or more, over a within of 0s or more, on a step without rate or ramp_to", what, i, st.Burst, st.Within))
+			}
+			continue
+		}
+		for _, r := range []*scenario.Rate{&st.Rate, st.RampTo} {
+			if r == nil {
+				continue
+			}
+			if x := float64(*r); x < 0 || math.IsNaN(x) || math.IsInf(x, 0) {
+				errs = append(errs, fmt.Errorf("%s step %d: rate %s: expected a finite rate of zero or more", what, i, *r))
+			}
+		}
+		if prev >= 0 && st.At <= steps[prev].At {
+			errs = append(errs, fmt.Errorf("%s step %d at %s: expected rate steps in increasing time", what, i, st.At))
+		}
+		prev = i
+	}
+	return errs
 }
 
 // ScenarioPlan returns the plan of sc's load and classes with seed: each class's HTTP
@@ -219,6 +267,7 @@ func ScenarioClasses(sc *scenario.Scenario) ([]Class, error) {
 			OrdersFrom: from,
 			Timeout:    e.Timeout.Std(),
 			Retries:    e.Retries,
+			Schedule:   c.Schedule,
 		})
 	}
 	return out, nil
@@ -230,77 +279,55 @@ func (p *Plan) Classes() []Class { return p.classes }
 // Duration is how long the plan sends: no intended send time is at or after it.
 func (p *Plan) Duration() time.Duration { return p.duration }
 
-// rateAt is the scheduled rate at t.
-func (p *Plan) rateAt(t time.Duration) float64 {
-	r := 0.0
-	for _, st := range p.schedule {
-		if st.At.Std() > t {
-			break
-		}
-		r = float64(st.Rate)
-	}
-	return r
-}
-
-// draw sets the pending arrival from t, as the replay's scheduleArrival does.
-func (p *Plan) draw(t time.Duration) {
-	p.pending = -1
-	r := p.rateAt(t)
-	if r <= 0 {
-		return // the next step draws again
-	}
-	var gap float64
-	if p.poisson {
-		gap = p.arrivals.ExpFloat64() / r
-	} else {
-		gap = 1 / r
-	}
-	d := time.Duration(gap * float64(time.Second))
-	if t+d >= p.duration {
-		return
-	}
-	p.pending = t + d
-}
-
 // Next returns the next logical request in intended-send order, and false after the last.
+// Of the sources' events at one instant, the first source's (load.schedule's) go first,
+// then each class's in the classes' order.
 func (p *Plan) Next() (Request, bool) {
 	if !p.started {
 		p.started = true
-		p.step = 1
-		p.draw(0)
+		for k := range p.srcs {
+			p.srcs[k].draw(0, p.duration, p.poisson)
+		}
 	}
 	for {
-		change := time.Duration(-1)
-		for p.step < len(p.schedule) {
-			if at := p.schedule[p.step].At.Std(); at > 0 && at < p.duration {
-				change = at
-				break
+		src, kind, at, burst := -1, evNone, time.Duration(-1), 0
+		for k := range p.srcs {
+			if kd, t, b := p.srcs[k].next(p.duration); kd != evNone && (src < 0 || t < at || t == at && kd < kind) {
+				src, kind, at, burst = k, kd, t, b
 			}
-			p.step++
 		}
-		switch {
-		case p.pending >= 0 && (change < 0 || p.pending < change):
-			// A step at the same instant as the arrival comes first and cancels it, as in
-			// the replay, whose step events were scheduled before any arrival.
-			at := p.pending
-			u := p.class.Float64()
-			ci := 0
-			for ci < len(p.cum)-1 && u >= p.cum[ci] {
-				ci++
-			}
-			r := Request{ID: p.next, At: at, Class: ci, Key: p.key(), Deadline: at + p.classes[ci].Deadline}
-			p.next++
-			p.t = at
-			p.draw(at)
-			return r, true
-		case change >= 0:
-			p.t = change
-			p.step++
-			p.draw(change)
-		default:
+		if src < 0 {
 			return Request{}, false
 		}
+		s := &p.srcs[src]
+		switch kind {
+		case evChange:
+			s.step++
+			s.draw(at, p.duration, p.poisson)
+			continue
+		case evBurst:
+			s.sent[burst]++
+			return p.request(at, s.class, s.bclasses), true
+		}
+		r := p.request(at, s.class, s.classes)
+		s.draw(at, p.duration, p.poisson)
+		return r, true
 	}
+}
+
+// request is the next logical request, at at, of class ci or, for -1, of the class a draw
+// from classes picks by the shares.
+func (p *Plan) request(at time.Duration, ci int, classes *rand.Rand) Request {
+	if ci < 0 {
+		u := classes.Float64()
+		ci = 0
+		for ci < len(p.cum)-1 && u >= p.cum[ci] {
+			ci++
+		}
+	}
+	r := Request{ID: p.next, At: at, Class: ci, Key: p.key(), Deadline: at + p.classes[ci].Deadline}
+	p.next++
+	return r
 }
 
 func (p *Plan) key() int {

@@ -150,6 +150,8 @@ func TestPlanKeys(t *testing.T) {
 	}
 }
 
+func ptrRate(r float64) *scenario.Rate { x := scenario.Rate(r); return &x }
+
 func TestPlanErrors(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
@@ -164,6 +166,14 @@ func TestPlanErrors(t *testing.T) {
 		{"no classes", steps(time.Duration(0), 10.0), time.Second, nil},
 		{"shares", steps(time.Duration(0), 10.0), time.Second, []Class{{Name: "a", Share: .5, Deadline: time.Second}}},
 		{"deadline", steps(time.Duration(0), 10.0), time.Second, []Class{{Name: "a", Share: 1}}},
+		{"empty burst", scenario.Traffic{Schedule: []scenario.RateStep{{At: 0, Rate: 1}, {At: 1, Within: scenario.Duration(time.Second)}}}, time.Second, oneClass},
+		{"burst with a rate", scenario.Traffic{Schedule: []scenario.RateStep{{At: 0, Rate: 1}, {At: 1, Burst: 2, Rate: 3}}}, time.Second, oneClass},
+		{"negative ramp", scenario.Traffic{Schedule: []scenario.RateStep{{At: 0, Rate: 1, RampTo: ptrRate(-1)}}}, time.Second, oneClass},
+		{"rate steps out of order", steps(time.Duration(0), 1.0, time.Second, 2.0, time.Second, 3.0), 2 * time.Second, oneClass},
+		{"users without a think", scenario.Traffic{Schedule: []scenario.RateStep{{At: 0, Rate: 1}}, Users: []scenario.Users{{Name: "u", Count: 1, Class: "c"}}}, time.Second, oneClass},
+		{"users of no class", scenario.Traffic{Users: []scenario.Users{{Name: "u", Count: 1, Class: "x", Think: scenario.Dist{Mean: scenario.Duration(time.Second)}}}}, time.Second, oneClass},
+		{"no users", scenario.Traffic{Users: []scenario.Users{{Name: "u", Count: 0, Class: "c", Think: scenario.Dist{Mean: scenario.Duration(time.Second)}}}}, time.Second, oneClass},
+		{"bad class schedule", steps(time.Duration(0), 10.0), time.Second, []Class{{Name: "a", Share: 1, Deadline: time.Second}, {Name: "b", Deadline: time.Second, Schedule: []scenario.RateStep{{At: 0, Rate: -1}}}}},
 	} {
 		if _, err := NewPlan(tc.load, tc.d, tc.classes, 1); err == nil {
 			t.Errorf("%s: no error", tc.name)
