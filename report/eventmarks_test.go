@@ -185,3 +185,100 @@ func TestNotableCrowded(t *testing.T) {
 		t.Errorf("a failover in the clear: %d markers, want one more than %d", len(first), len(markers(events, ax, shown)))
 	}
 }
+
+// TestNotableRandom renders 60 random packets with cells and breakers and their events at
+// any time (before the start and after the end too) and checks what must hold for any:
+// the charts after the first mark no failover or breaker event, the first marks at most
+// maxNotable of each kind and crowds its labels no more than the others, and the tables
+// have a row per arm and part.
+func TestNotableRandom(t *testing.T) {
+	rng := rand.New(rand.NewPCG(21, 22))
+	start := time.Date(2026, 3, 10, 14, 0, 0, 0, time.UTC)
+	marked := 0 // failover and breaker events on the first charts
+	for n := range 60 {
+		p := &packet.Packet{Scenario: fmt.Sprint("random ", n)}
+		ticks := 1 + rng.IntN(200)
+		rows := 0
+		for ai := range 1 + rng.IntN(3) {
+			a := packet.Arm{Name: fmt.Sprint("arm ", ai), Start: start, Tick: time.Second, Duration: time.Duration(ticks) * time.Second}
+			for i := range ticks {
+				a.Series = append(a.Series, packet.Row{T: time.Duration(i) * time.Second, Offered: 100, Goodput: rng.Int64N(100)})
+			}
+			for c := range rng.IntN(4) {
+				a.Cells = append(a.Cells, packet.CellStats{Name: fmt.Sprint("cell-", c), Offered: rng.Int64N(1000), Goodput: rng.Int64N(1000)})
+			}
+			for d := range rng.IntN(4) {
+				a.Breakers = append(a.Breakers, packet.BreakerStats{Dependency: fmt.Sprint("dep-", d), Trips: rng.Int64N(9), RefusedBy: map[string]int64{}})
+			}
+			rows += len(a.Cells) + len(a.Breakers)
+			for range rng.IntN(60) {
+				at := time.Duration((rng.Float64()*1.4 - 0.2) * float64(a.Duration))
+				e := packet.Event{At: start.Add(at), T: at, Arm: a.Name}
+				switch k := rng.IntN(3); {
+				case k == 0 && len(a.Cells) > 0:
+					e.Kind, e.Text = "failover", a.Cells[rng.IntN(len(a.Cells))].Name+": fails over"
+				case k == 1 && len(a.Breakers) > 0:
+					e.Kind, e.Dependency, e.From, e.To = "breaker", a.Breakers[rng.IntN(len(a.Breakers))].Dependency, "Closed", "Open"
+					e.Text = e.Dependency + " breaker: Closed → Open"
+				default:
+					e.Kind, e.Text = "alert", "fired"
+				}
+				a.Events = append(a.Events, e)
+			}
+			sortEvents(a.Events)
+			p.Arms = append(p.Arms, a)
+		}
+		events := mergeEvents(p.Arms)
+		ax := newTimeAxis(p.Arms)
+		shown := markedEverywhere(events)
+		base := markers(events, ax, shown)
+		first := firstChartMarkers(events, ax, shown, notableEvents(p.Arms, events))
+		if crowded(first) > crowded(base) {
+			t.Errorf("packet %d: the first chart crowded %d times, the others %d", n, crowded(first), crowded(base))
+		}
+		// A marker's title has a line per event: "3. 14:00:07 arm 0: cell-1: fails over".
+		is := map[string]func(string) bool{
+			"failover": func(l string) bool { return strings.HasSuffix(l, ": fails over") },
+			"breaker":  func(l string) bool { return strings.Contains(l, " breaker: Closed → Open") },
+		}
+		count := func(ms []marker, kind string) int {
+			k := 0
+			for _, m := range ms {
+				for _, l := range strings.Split(m.Title, "\n") {
+					if is[kind](l) {
+						k++
+					}
+				}
+			}
+			return k
+		}
+		for _, kind := range []string{"failover", "breaker"} {
+			if c := count(base, kind); c != 0 {
+				t.Errorf("packet %d: %d %s events marked on every chart", n, c, kind)
+			}
+			c := count(first, kind)
+			if c > maxNotable {
+				t.Errorf("packet %d: %d %s events marked on the first chart", n, c, kind)
+			}
+			marked += c
+		}
+		page := render(t, p)
+		got := 0
+		for _, id := range []string{"cells", "breakers"} {
+			if strings.Contains(page, `<section id="`+id+`"`) {
+				got += len(partRows(t, page, id))
+			}
+		}
+		if got != rows {
+			t.Errorf("packet %d: %d rows in the tables of cells and breakers, want %d", n, got, rows)
+		}
+		for _, svg := range svgRe.FindAllString(page, -1) {
+			if err := wellFormed(svg); err != nil {
+				t.Fatalf("packet %d: %v", n, err)
+			}
+		}
+	}
+	if marked == 0 {
+		t.Error("no first chart marks a failover or breaker event: the test does not test")
+	}
+}
