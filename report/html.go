@@ -45,18 +45,17 @@ var reportStyle = pageStyle("report.css")
 // of every arm; when the arms have them, a table of their cells (offered, goodput, failed
 // over out and in, refused by the destination's grant, failovers) and one of the
 // dependencies their circuit breakers guard (trips, reopens, closes, refused calls by
-// reason, the first trip); line charts of the per-tick series on the run's clock, one line per arm
-// (goodput against offered load, amplification, oldest queued work, completion latency
-// p99, requests in flight, the admission limit the controller sets, and for each
+// reason, the first trip); line charts of the per-tick series on the run's clock, one line
+// per arm (goodput against offered load, amplification, oldest queued work, completion
+// latency p99, requests in flight, the admission limit the controller sets, and for each
 // dependency its calls in service and the callers waiting for a connection), with the
 // fault windows shaded and numbered markers for the faults, alerts and transitions (and on
 // the first chart, where their labels clear the others, each cell's first failover and
-// each guarded dependency's first breaker trip, at most four of each); under
-// the first chart, each arm's binding constraint over time (the resource or control that
-// limits goodput, [packet.Sample.Constraint]); each arm's load state over time; the
-// numbered events;
-// and every figure of the terminal table ([Table]) with the objectives and invariants
-// marked.
+// each guarded dependency's first breaker trip, at most four of each); under the first
+// chart, each arm's binding constraint over time (the resource or control that limits
+// goodput, [packet.Sample.Constraint]); each arm's load state over time; the numbered
+// events; and every figure of the terminal table ([Table]) with the objectives and
+// invariants marked.
 //
 // A chart that has the same value throughout, in every arm, is left out (the key figures
 // give it), and so are the ticks of the drain after the run's end (their work is in the

@@ -19,7 +19,8 @@ import (
 // second of simulated time; then, when the arms have them, a block per cell (offered,
 // goodput, failed over out and in, refused by the grant) and per dependency guarded by
 // circuit breakers (trips, refused calls, the first trip); then the transitions, objective
-// notes and failed invariants. It fits [DefaultWidth] columns; [Terminal.Table] fits another width.
+// notes and failed invariants. It fits [DefaultWidth] columns; [Terminal.Table] fits
+// another width.
 func Table(w io.Writer, p *packet.Packet) error { return writeTable(w, p, DefaultWidth) }
 
 func writeTable(w io.Writer, p *packet.Packet, width int) error {
