@@ -22,7 +22,10 @@ type drawn struct {
 	Scripts    int     `json:"scripts"`
 	// KeyOverflow is how far the key figures' table is wider than its box (it scrolls).
 	KeyOverflow float64 `json:"keyOverflow"`
-	Charts      []struct {
+	// PartsOverflow is how far each table of the cells or the breakers is wider than its
+	// box.
+	PartsOverflow []float64 `json:"partsOverflow"`
+	Charts        []struct {
 		ID      string    `json:"id"`
 		Width   float64   `json:"width"`
 		Height  float64   `json:"height"`
@@ -47,18 +50,21 @@ const drawnJS = `(() => {
       overlap: overlap});
   }
   const key = document.querySelector('#key-figures .scroll');
+  const parts = [...document.querySelectorAll('table.parts')].map(t => { const b = t.closest('.scroll'); return b.scrollWidth - b.clientWidth; });
   return {docScrollW: document.documentElement.scrollWidth, innerWidth: innerWidth,
-    scripts: document.scripts.length, keyOverflow: key ? key.scrollWidth - key.clientWidth : 0, charts: charts};
+    scripts: document.scripts.length, keyOverflow: key ? key.scrollWidth - key.clientWidth : 0, partsOverflow: parts, charts: charts};
 })()`
 
-// TestBrowserReport opens four report pages in headless Chromium — the golden pages of the
-// synthetic packet (testdata/report.html) and of a lab's (testdata/report-lab.html), the
-// Northstar replay's (examples/northstar/packet/report.html) and its cache variant's — at
-// phone (375 px) and desktop (1280 px) widths
+// TestBrowserReport opens six report pages in headless Chromium — the golden pages of the
+// synthetic packet (testdata/report.html), of one with cells and breakers
+// (testdata/report-parts.html) and of a lab's (testdata/report-lab.html), the Northstar
+// replay's (examples/northstar/packet/report.html), its cache variant's and the failover
+// example's (examples/failover/packet/report.html) — at phone (375 px) and desktop
+// (1280 px) widths
 // and with the print stylesheet on an A4 width (794 px): the page does not scroll sideways
 // (wide charts and tables scroll in their own boxes), every chart is drawn with lines of
-// some length, no two marker labels overlap, the key figures fit at 1280 px, and the page
-// requests nothing but itself.
+// some length, no two marker labels overlap, the key figures and the tables of the cells
+// and the breakers fit at 1280 px, and the page requests nothing but itself.
 // Full-page screenshots go to $GOODPUT_ARTIFACTS (or a temporary directory); with
 // $GOODPUT_SCREENSHOT_DIR set, the top of the Northstar page at 1280 px is also written
 // there as replay-northstar.png (the README's screenshot).
@@ -70,6 +76,9 @@ func TestBrowserReport(t *testing.T) {
 		"northstar-cache": filepath.Join("..", "examples", "northstar", "cache", "packet", HTMLFile),
 		// A lab's four arms, two live and two replayed: their key figures fit 1280 px.
 		"lab": filepath.Join("testdata", "report-lab.html"),
+		// Cells and breakers: their tables, and a few of their events marked.
+		"parts":    filepath.Join("testdata", "report-parts.html"),
+		"failover": filepath.Join("..", "examples", "failover", "packet", HTMLFile),
 	}, func(t *testing.T, br *browsertest.Browser, page string, width int64, media string) {
 		m, err := chromedp.Run(br.Context(), chromedp.Evaluate[drawn](drawnJS))
 		if err != nil {
@@ -78,6 +87,14 @@ func TestBrowserReport(t *testing.T) {
 		checkDrawn(t, m)
 		if width == 1280 && m.KeyOverflow > 0.5 {
 			t.Errorf("the key figures scroll sideways at 1280 px: %v px wider than their box", m.KeyOverflow)
+		}
+		if want := map[string]int{"parts": 2, "failover": 1}[page]; len(m.PartsOverflow) != want {
+			t.Errorf("%d tables of cells and breakers, want %d", len(m.PartsOverflow), want)
+		}
+		for i, o := range m.PartsOverflow {
+			if width == 1280 && o > 0.5 {
+				t.Errorf("table %d of the cells and breakers scrolls sideways at 1280 px: %v px wider than its box", i, o)
+			}
 		}
 		if page == "northstar" && width == 1280 && media == "" {
 			// The README shows the top of the page: the key figures and the first charts.

@@ -42,16 +42,20 @@ var reportStyle = pageStyle("report.css")
 
 // HTML writes the replay report of p: one self-contained page (no script, no request for
 // anything outside it) that a browser shows and prints as it is. It holds the key figures
-// of every arm; line charts of the per-tick series on the run's clock, one line per arm
-// (goodput against offered load, amplification, oldest queued work, completion latency
-// p99, requests in flight, the admission limit the controller sets, and for each
+// of every arm; when the arms have them, a table of their cells (offered, goodput, failed
+// over out and in, refused by the destination's grant, failovers) and one of the
+// dependencies their circuit breakers guard (trips, reopens, closes, refused calls by
+// reason, the first trip); line charts of the per-tick series on the run's clock, one line
+// per arm (goodput against offered load, amplification, oldest queued work, completion
+// latency p99, requests in flight, the admission limit the controller sets, and for each
 // dependency its calls in service and the callers waiting for a connection), with the
-// fault windows shaded and numbered markers for the faults, alerts and transitions; under
-// the first chart, each arm's binding constraint over time (the resource or control that
-// limits goodput, [packet.Sample.Constraint]); each arm's load state over time; the
-// numbered events;
-// and every figure of the terminal table ([Table]) with the objectives and invariants
-// marked.
+// fault windows shaded and numbered markers for the faults, alerts and transitions (and on
+// the first chart, where their labels clear the others, each cell's first failover and
+// each guarded dependency's first breaker trip, at most four of each); under the first
+// chart, each arm's binding constraint over time (the resource or control that limits
+// goodput, [packet.Sample.Constraint]); each arm's load state over time; the numbered
+// events; and every figure of the terminal table ([Table]) with the objectives and
+// invariants marked.
 //
 // A chart that has the same value throughout, in every arm, is left out (the key figures
 // give it), and so are the ticks of the drain after the run's end (their work is in the
@@ -77,6 +81,7 @@ type page struct {
 	Set         string // the inputs changed with --set, "" for none
 	Arms        []armView
 	Key         []keyRow
+	Parts       []partTable // the arms' cells and breakers, when they have any
 	Charts      []*lineChart
 	States      *stateChart
 	Events      []eventRow
@@ -186,15 +191,25 @@ func newPage(p *packet.Packet) *page {
 	pg.Arms = armViews(p.Arms)
 	pg.Tool = tool(p.Arms)
 	pg.Key = keyFigures(p.Arms)
+	for _, b := range breakdowns(p.Arms) {
+		pg.Parts = append(pg.Parts, b.table(pg.Arms))
+	}
 	events := mergeEvents(p.Arms)
 	for i, e := range events {
 		pg.Events = append(pg.Events, eventRow{N: i + 1, Clock: clock(e.At), T: Float(packet.Seconds(e.T), 0),
 			Arms: e.arms, Kind: e.Kind, Text: e.Text})
 	}
 	axis := newTimeAxis(p.Arms)
-	marks := annotations{bands: faultBands(events, axis), markers: markers(events, axis)}
+	shown := markedEverywhere(events)
+	marks := annotations{bands: faultBands(events, axis), markers: markers(events, axis, shown)}
+	// The first chart also marks a few failover and breaker events.
+	first := annotations{bands: marks.bands, markers: firstChartMarkers(events, axis, shown, notableEvents(p.Arms, events))}
 	for _, def := range chartDefs(p.Arms) {
-		if c := layoutLineChart(def, p.Arms, pg.Arms, axis, marks); c != nil {
+		m := marks
+		if len(pg.Charts) == 0 {
+			m = first
+		}
+		if c := layoutLineChart(def, p.Arms, pg.Arms, axis, m); c != nil {
 			if len(pg.Charts) == 0 {
 				// The first chart carries the binding constraint's band.
 				if b := layoutConstraints(p.Arms, axis, c.H); b != nil {
@@ -772,41 +787,36 @@ func faultBands(events []event, ax timeAxis) []band {
 	return out
 }
 
-// markers places one dashed line per group of events closer than markerGap on the chart,
-// labelled with the events' numbers; labels that would overlap go to the next row. Events
-// outside the charts' span (a drain's, after the end) have no marker.
-func markers(events []event, ax timeAxis) []marker {
+// markers places one dashed line per group of shown events closer than markerGap on the
+// chart, labelled with the events' numbers ("3", "4–6", or "4,7" for a group that leaves
+// out an event between its own); labels that would overlap go to the next row. Events
+// outside the charts' span (a drain's, after the end) have no marker. shown[i] says
+// whether event i is marked; nil marks every event.
+func markers(events []event, ax timeAxis, shown []bool) []marker {
 	var out []marker
 	var labels []chart.Label
 	var titles []string
-	first, last := 0, 0
+	var group []int // the numbers (indices) of the events in the group
 	flush := func() {
 		if len(titles) == 0 {
 			return
 		}
-		x := chart.Round1(ax.x(events[first].T))
-		label := fmt.Sprint(first + 1)
-		if last > first {
-			label = fmt.Sprintf("%d–%d", first+1, last+1)
-		}
-		// bold 11 px digits are about 6.5 px wide
-		labels = append(labels, chart.Label{X: x, Width: 7 * float64(len([]rune(label)))})
+		x := chart.Round1(ax.x(events[group[0]].T))
+		label := numberRuns(group)
+		labels = append(labels, chart.Label{X: x, Width: markerLabelWidth(label)})
 		out = append(out, marker{X: x, Label: label, Title: strings.Join(titles, "\n")})
-		titles = titles[:0]
+		titles, group = titles[:0], group[:0]
 	}
 	for i, e := range events {
 		t := e.T
-		if t < ax.from || t > ax.to {
-			continue // listed in the events table, but outside the charts' span
+		if t < ax.from || t > ax.to || shown != nil && !shown[i] {
+			continue // listed in the events table, but outside the charts' span or not marked
 		}
 		x := ax.x(t)
-		if len(titles) > 0 && x-ax.x(events[first].T) >= markerGap {
+		if len(titles) > 0 && x-ax.x(events[group[0]].T) >= markerGap {
 			flush()
 		}
-		if len(titles) == 0 {
-			first = i
-		}
-		last = i
+		group = append(group, i)
 		titles = append(titles, fmt.Sprintf("%d. %s %s: %s", i+1, clock(e.At), e.arms, e.Text))
 	}
 	flush()
@@ -814,6 +824,29 @@ func markers(events []event, ax timeAxis) []marker {
 		out[i].LabelY = labelRowTop + labelRowStep*float64(p.Row)
 	}
 	return out
+}
+
+// markerLabelWidth is the width of a marker's label: bold 11 px digits are about 6.5 px
+// wide.
+func markerLabelWidth(label string) float64 { return 7 * float64(len([]rune(label))) }
+
+// numberRuns writes ascending event indices as their numbers in the events table, a run
+// of consecutive ones as its first and last: [3 4 5 8] is "4–6,9".
+func numberRuns(idx []int) string {
+	var parts []string
+	for i := 0; i < len(idx); {
+		j := i
+		for j+1 < len(idx) && idx[j+1] == idx[j]+1 {
+			j++
+		}
+		if j > i {
+			parts = append(parts, fmt.Sprintf("%d–%d", idx[i]+1, idx[j]+1))
+		} else {
+			parts = append(parts, fmt.Sprint(idx[i]+1))
+		}
+		i = j + 1
+	}
+	return strings.Join(parts, ",")
 }
 
 // ---- load states ----

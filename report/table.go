@@ -16,8 +16,11 @@ import (
 
 // Table writes the arms of p side by side: a header naming the scenario, the seed and the
 // simulated span, then one row per figure with, for every arm, its total and its mean per
-// second of simulated time, then the transitions, objective notes and failed invariants.
-// It fits [DefaultWidth] columns; [Terminal.Table] fits another width.
+// second of simulated time; then, when the arms have them, a block per cell (offered,
+// goodput, failed over out and in, refused by the grant) and per dependency guarded by
+// circuit breakers (trips, refused calls, the first trip); then the transitions, objective
+// notes and failed invariants. It fits [DefaultWidth] columns; [Terminal.Table] fits
+// another width.
 func Table(w io.Writer, p *packet.Packet) error { return writeTable(w, p, DefaultWidth) }
 
 func writeTable(w io.Writer, p *packet.Packet, width int) error {
@@ -29,6 +32,9 @@ func writeTable(w io.Writer, p *packet.Packet, width int) error {
 		return err
 	}
 	build(p.Arms).render(&out, width)
+	for _, b := range breakdowns(p.Arms) {
+		b.render(&out, width)
+	}
 	againstLive(&out, p.Arms, width)
 	footer(&out, p.Arms, width)
 	_, err := w.Write(out.Bytes())
