@@ -50,28 +50,40 @@ func alertSpreadCell(a trials.AlertSpread) string {
 	return cell
 }
 
-// alertCells are alert m's cells of s, one per arm.
-func alertCells(s *trials.Summary, m int) []string {
+// alertNames are the alert rules of s's arms by name, in the scenario's order: every
+// arm's, since a rule with arms: is evaluated on some arms only.
+func alertNames(s *trials.Summary) []string {
+	var names []string
+	for _, a := range s.Spread {
+		for _, al := range a.Alerts {
+			if !slices.Contains(names, al.Name) {
+				names = append(names, al.Name)
+			}
+		}
+	}
+	return names
+}
+
+// alertCells are the cells of the alert named name in s, one per arm: "–" for an arm the
+// rule is not evaluated on, as the replay's table shows it.
+func alertCells(s *trials.Summary, name string) []string {
 	var cells []string
 	for _, a := range s.Spread {
-		if m < len(a.Alerts) {
-			cells = append(cells, alertSpreadCell(a.Alerts[m]))
+		cell := "–"
+		if m := slices.IndexFunc(a.Alerts, func(al trials.AlertSpread) bool { return al.Name == name }); m >= 0 {
+			cell = alertSpreadCell(a.Alerts[m])
 		}
+		cells = append(cells, cell)
 	}
 	return cells
 }
 
 // sameAlerts reports whether every sweep has the alert rules of the first, by name.
 func sameAlerts(sums []*trials.Summary) bool {
-	first := sums[0]
+	first := alertNames(sums[0])
 	for _, s := range sums[1:] {
-		if len(s.Spread) == 0 || len(first.Spread) == 0 || len(s.Spread[0].Alerts) != len(first.Spread[0].Alerts) {
+		if !slices.Equal(alertNames(s), first) {
 			return false
-		}
-		for m, a := range s.Spread[0].Alerts {
-			if a.Name != first.Spread[0].Alerts[m].Name {
-				return false
-			}
 		}
 	}
 	return true

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -156,3 +157,21 @@ func TestVarySetByInputs(t *testing.T) {
 
 // matches reports whether the regular expression re matches s.
 func matches(re, s string) bool { return regexp.MustCompile(re).MatchString(s) }
+
+// A rule scoped to some arms (arms:) has a row of its own, with "–" for the arms it is
+// not evaluated on, wherever it stands in an arm's list.
+func TestAlertCellsScoped(t *testing.T) {
+	s := &trials.Summary{Spread: []trials.ArmSpread{
+		{Arm: "as_happened", Alerts: []trials.AlertSpread{{Name: "page", Fired: 1, Of: 1}}},
+		{Arm: "candidate", Alerts: []trials.AlertSpread{{Name: "headroom", Of: 1}, {Name: "page", Of: 1}}},
+	}}
+	if got := alertNames(s); !slices.Equal(got, []string{"page", "headroom"}) {
+		t.Fatalf("alertNames = %q", got)
+	}
+	if got := alertCells(s, "headroom"); !slices.Equal(got, []string{"–", "0/1"}) {
+		t.Errorf("headroom cells %q", got)
+	}
+	if got := alertCells(s, "page"); !slices.Equal(got, []string{"1/1", "0/1"}) {
+		t.Errorf("page cells %q", got)
+	}
+}

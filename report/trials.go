@@ -68,8 +68,8 @@ func trialsTable(w io.Writer, s *trials.Summary, width int) error {
 	}
 	if s.HasAlerts() {
 		t.heading(sectionSweepAlerts)
-		for m, a := range s.Spread[0].Alerts {
-			t.row("  "+a.Name, alertCells(s, m)...)
+		for _, name := range alertNames(s) {
+			t.row("  "+name, alertCells(s, name)...)
 		}
 	}
 	var cells []string

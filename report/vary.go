@@ -178,10 +178,10 @@ func varyTable(w io.Writer, g VaryGrid, width int) error {
 		t.heading("Alerts: not the same at every value; each value's trials.json has its own")
 	} else if first.HasAlerts() {
 		t.heading(sectionSweepAlerts)
-		for m, a := range first.Spread[0].Alerts {
-			t.heading("  " + a.Name)
+		for _, name := range alertNames(first) {
+			t.heading("  " + name)
 			for v, s := range g.Sums {
-				t.row("    "+g.label(v, ""), alertCells(s, m)...)
+				t.row("    "+g.label(v, ""), alertCells(s, name)...)
 			}
 		}
 	}

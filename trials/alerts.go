@@ -42,20 +42,20 @@ func alertRuns(a *packet.Arm) []AlertRun {
 	return out
 }
 
-// checkAlerts reports an arm whose alerts are not the first run's first arm's (the rules
-// are the scenario's, evaluated on every arm), or an alert with a time out of range; and
-// an arm whose set differs from the first run's same arm (one scenario, one set per arm).
+// checkAlerts reports an arm whose alerts or set differ from the first run's same arm
+// (one scenario: the same rules evaluated on each arm, which an alert's arms: may limit to
+// some of them, and one set per arm), or an alert with a time out of range.
 func (s *Summary) checkAlerts(r Trial, j int) error {
-	a, first, ref := r.Arms[j], s.Runs[0].Arms[j], s.Runs[0].Arms[0]
+	a, first := r.Arms[j], s.Runs[0].Arms[j]
 	if !slices.Equal(a.Set, first.Set) {
 		return fmt.Errorf("trials: run of seed %d, arm %s: set %q, %q in the run of seed %d", r.Seed, a.Name, a.Set, first.Set, s.Runs[0].Seed)
 	}
-	if len(a.Alerts) != len(ref.Alerts) {
-		return fmt.Errorf("trials: run of seed %d, arm %s: %d alerts, %d in arm %s of the run of seed %d", r.Seed, a.Name, len(a.Alerts), len(ref.Alerts), ref.Name, s.Runs[0].Seed)
+	if len(a.Alerts) != len(first.Alerts) {
+		return fmt.Errorf("trials: run of seed %d, arm %s: %d alerts, %d in the run of seed %d", r.Seed, a.Name, len(a.Alerts), len(first.Alerts), s.Runs[0].Seed)
 	}
 	for m, al := range a.Alerts {
-		if al.Name != ref.Alerts[m].Name {
-			return fmt.Errorf("trials: run of seed %d, arm %s: alert %d is %q, not %q as in arm %s of the run of seed %d", r.Seed, a.Name, m+1, al.Name, ref.Alerts[m].Name, ref.Name, s.Runs[0].Seed)
+		if al.Name != first.Alerts[m].Name {
+			return fmt.Errorf("trials: run of seed %d, arm %s: alert %d is %q, not %q as in the run of seed %d", r.Seed, a.Name, m+1, al.Name, first.Alerts[m].Name, s.Runs[0].Seed)
 		}
 		if v := al.FirstFired; v != nil && !(*v >= 0 && *v <= maxValue) || al.Flaps < 0 {
 			return fmt.Errorf("trials: run of seed %d, arm %s: alert %q first fired at %v with %d flaps; expected a time of 0 or more and flaps of 0 or more", r.Seed, a.Name, al.Name, ptrValue(v), al.Flaps)

@@ -93,7 +93,7 @@ func TestAlertsMustAgree(t *testing.T) {
 		mod  func(p *packet.Packet)
 		want string
 	}{
-		{"an alert fewer", func(p *packet.Packet) { p.Arms[1].Alerts = p.Arms[1].Alerts[:1] }, "1 alerts, 2 in arm baseline"},
+		{"an alert fewer", func(p *packet.Packet) { p.Arms[1].Alerts = p.Arms[1].Alerts[:1] }, "arm protected: 1 alerts, 2 in the run of seed 1"},
 		{"another name", func(p *packet.Packet) { p.Arms[0].Alerts[1].Name = "other" }, `alert 2 is "other", not "never"`},
 		{"another set", func(p *packet.Packet) { p.Arms[1].Set = nil }, "arm protected: set []"},
 		{"negative flaps", func(p *packet.Packet) { p.Arms[0].Alerts[0].Flaps = -1 }, "expected a time of 0 or more"},
@@ -111,5 +111,24 @@ func TestAlertsMustAgree(t *testing.T) {
 				t.Errorf("error %v, want one containing %q", err, tc.want)
 			}
 		})
+	}
+}
+
+// Rules scoped to some arms (an alert's arms:) give the arms different alert lists; a
+// sweep keeps each arm's own, as long as every run agrees with the first for that arm.
+func TestAlertsScopedToArms(t *testing.T) {
+	run := func(ctx context.Context, seed uint64, progress func(done, total time.Duration)) (*packet.Packet, error) {
+		p, err := alertRun(ctx, seed, progress)
+		if err == nil {
+			p.Arms[1].Alerts = p.Arms[1].Alerts[:1] // "never" is evaluated on the baseline only
+		}
+		return p, err
+	}
+	s, err := Run(context.Background(), Config{Scenario: "fake", Digest: "sha256:x", FirstSeed: 1, Trials: 3}, run, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n0, n1 := len(s.Spread[0].Alerts), len(s.Spread[1].Alerts); n0 != 2 || n1 != 1 {
+		t.Errorf("spreads of %d and %d alerts, want 2 and 1", n0, n1)
 	}
 }
