@@ -134,10 +134,11 @@ arms:
       breakers: [{dependency: d, threshold: 25%%, window: 2s, min_volume: 20, open_for: 1s}]%s
 `
 
-// TestBreakerCountsWhatTheClassifierCounts: error answers and timeouts at the call's own
-// (fixed) timeout open the breaker; timeouts set by the caller's deadline (derived
-// timeouts, with no ceiling) and a dependency's explicit overload rejections are Ignored
-// by the library's classifier and never open it, though as many calls fail.
+// TestBreakerCountsWhatTheClassifierCounts: error answers, timeouts at the call's own
+// (fixed) timeout and derived timeouts cut at the policy's ceiling open the breaker;
+// timeouts set by the caller's deadline (derived timeouts short of the ceiling) and a
+// dependency's explicit overload rejections are Ignored by the library's classifier and
+// never open it, though as many calls fail.
 func TestBreakerCountsWhatTheClassifierCounts(t *testing.T) {
 	for _, tc := range []struct {
 		name, dep, fault, policy string
