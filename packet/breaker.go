@@ -95,7 +95,7 @@ func (r *Recorder) BreakerState(at time.Duration, dep string, instance int, from
 	}
 	switch r.breakerEvents++; {
 	case r.breakerEvents == MaxBreakerEvents+1:
-		r.Annotate(at, "breaker", fmt.Sprintf("%d breaker state changes listed; the later ones are only counted (breakers in packet.json)", MaxBreakerEvents))
+		r.Annotate(at, "breaker", fmt.Sprintf("%d breaker trips and closes listed; the later ones are only counted (breakers in packet.json)", MaxBreakerEvents))
 		return
 	case r.breakerEvents > MaxBreakerEvents:
 		return
