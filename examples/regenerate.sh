@@ -28,4 +28,5 @@ run replay $ns/health/northstar-health.scenario.yaml --trials 1 \
 	--vary 'topology.services.checkout.health.failures=3,10' --out $ns/health/probes
 run replay examples/failover/failover.scenario.yaml --out examples/failover/packet
 run replay examples/router-limit/router-limit.scenario.yaml --out examples/router-limit/packet
+run replay examples/payment-timeout/payment-timeout.scenario.yaml --out examples/payment-timeout/packet
 "$bin" incident check examples/incidents

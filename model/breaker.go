@@ -195,10 +195,10 @@ func (a *arm) breakerFree(ci int32, c *call) {
 }
 
 // breakerTimeout is what a caller saw of call c timing out: its own ceiling (the
-// dependency's fixed timeout), or its deadline's when the timeout is derived from it (with
-// no ceiling, as the model derives it).
-func (a *arm) breakerTimeout() breaker.Call {
-	return breaker.Call{Err: errCallTimeout, CallerDeadline: a.pol.derived}
+// dependency's fixed timeout, or the policy's ceiling on a derived one), or its deadline's
+// when the derived timeout fell short of the ceiling (ceiling.go).
+func (a *arm) breakerTimeout(c *call) breaker.Call {
+	return breaker.Call{Err: errCallTimeout, CallerDeadline: a.pol.derived && !a.cutAtCeiling(c)}
 }
 
 // breakerOpen reports whether instance ii's breaker of dependency dep is open now, as the

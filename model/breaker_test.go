@@ -10,6 +10,7 @@ import (
 
 	"github.com/goodput-lab/goodput/control/breaker"
 	"github.com/goodput-lab/goodput/packet"
+	"github.com/goodput-lab/goodput/sim"
 )
 
 // breakerScenario is one service of two instances calling a dependency of 10 ms that
@@ -133,10 +134,11 @@ arms:
       breakers: [{dependency: d, threshold: 25%%, window: 2s, min_volume: 20, open_for: 1s}]%s
 `
 
-// TestBreakerCountsWhatTheClassifierCounts: error answers and timeouts at the call's own
-// (fixed) timeout open the breaker; timeouts set by the caller's deadline (derived
-// timeouts, with no ceiling) and a dependency's explicit overload rejections are Ignored
-// by the library's classifier and never open it, though as many calls fail.
+// TestBreakerCountsWhatTheClassifierCounts: error answers, timeouts at the call's own
+// (fixed) timeout and derived timeouts cut at the policy's ceiling open the breaker;
+// timeouts set by the caller's deadline (derived timeouts short of the ceiling) and a
+// dependency's explicit overload rejections are Ignored by the library's classifier and
+// never open it, though as many calls fail.
 func TestBreakerCountsWhatTheClassifierCounts(t *testing.T) {
 	for _, tc := range []struct {
 		name, dep, fault, policy string
@@ -145,6 +147,7 @@ func TestBreakerCountsWhatTheClassifierCounts(t *testing.T) {
 		{"error answers", "", ", error_rate: 40%", "", true},
 		{"own timeouts", "", ", hang_rate: 40%", "", true},
 		{"caller-deadline timeouts", "", ", hang_rate: 40%", "\n      dependency_timeout: derived\n      deadline: {reserve: 100ms}", false},
+		{"derived timeouts at the ceiling", "", ", hang_rate: 40%", "\n      dependency_timeout: derived\n      deadline: {reserve: 100ms, ceiling: 300ms}", true},
 		{"overload rejections", ", concurrency: 1, beyond: reject", ", service_time: {p50: 20ms, p99: 20ms}", "", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -250,11 +253,12 @@ func TestBreakerNewProcess(t *testing.T) {
 
 // breakerSeeds are inputs of mutate that add a breaker (case 25): on the minimal scenario
 // they make a dependency for it; with every field drawn, and with every field left to the
-// library's defaults.
+// library's defaults; and with the arm's timeouts derived under a ceiling of about 155ms.
 var breakerSeeds = [][]byte{
 	{25, 10, 3, 50, 0, 0, 1, 2, 1, 100, 4, 5, 1, 50, 1, 3, 2},
 	{25, 5, 0, 0, 0, 0, 0, 0, 0, 0, 0},
 	{25, 2, 5, 100, 0, 0, 0, 0, 0, 1, 255, 0, 2, 0},
+	{25, 5, 3, 0, 0, 0, 0, 0, 0, 3, 128},
 }
 
 // TestFuzzAddsBreaker: each breaker seed adds a breaker to the minimal scenario, which
@@ -271,6 +275,9 @@ func TestFuzzAddsBreaker(t *testing.T) {
 		if err := sc.Validate(); err != nil {
 			t.Errorf("seed %d: %v", i, err)
 			continue
+		}
+		if c := sc.Arms[0].Policy.Deadline.Ceiling; (i == 3) != (c > 0) {
+			t.Errorf("seed %d: ceiling %v; want one for seed 3 only", i, c)
 		}
 		checkReplay(t, sc, 1)
 	}
@@ -307,6 +314,11 @@ func TestBreakerPacketRoundTrip(t *testing.T) {
 // each way a call ends, and the outcome the library's default classifier makes of it.
 func TestBreakerCallOutcomes(t *testing.T) {
 	fixed, derived := &arm{pol: &policyRT{}}, &arm{pol: &policyRT{derived: true}}
+	// A derived timeout with a 2 s ceiling, timing out at 10 s: a call asked for at 8 s was
+	// given the ceiling, one asked for at 8.5 s the time its deadline left.
+	capped := &arm{pol: &policyRT{derived: true, ceiling: 2 * time.Second}, s: sim.New(time.Time{})}
+	capped.s.Run(10 * time.Second)
+	atCeiling, short := &call{asked: 8 * time.Second}, &call{asked: 8500 * time.Millisecond}
 	for _, tc := range []struct {
 		name string
 		call breaker.Call
@@ -314,8 +326,10 @@ func TestBreakerCallOutcomes(t *testing.T) {
 	}{
 		{"answer", breaker.Call{Status: statusAnswerOK}, breaker.Success},
 		{"error answer", breaker.Call{Status: statusAnswerFailed}, breaker.Failure},
-		{"timeout at the dependency's own timeout", fixed.breakerTimeout(), breaker.Failure},
-		{"timeout derived from the caller's deadline", derived.breakerTimeout(), breaker.Ignored},
+		{"timeout at the dependency's own timeout", fixed.breakerTimeout(&call{}), breaker.Failure},
+		{"timeout derived from the caller's deadline, no ceiling", derived.breakerTimeout(&call{}), breaker.Ignored},
+		{"derived timeout cut at the ceiling", capped.breakerTimeout(atCeiling), breaker.Failure},
+		{"derived timeout short of the ceiling", capped.breakerTimeout(short), breaker.Ignored},
 		{"overload rejection, as a client sees it", breaker.Call{Status: 429, Overload: true}, breaker.Ignored},
 		{"freed unanswered (cancelled, crashed)", breaker.Call{Err: context.Canceled}, breaker.Ignored},
 	} {

@@ -16,8 +16,9 @@ import (
 // server of the dependency (pool.go), is served for a drawn service time and may fail by
 // the dependency's error rate; a mutation it makes goes through the dependency's ledger by
 // logical identity. It times out by the dependency's timeout or the one derived from the
-// deadline, and the service retries a failed call as its retry plan and the policy
-// decide (retry.go).
+// deadline — the time left less the reserve, at most the policy's ceiling, as
+// control/controlhttp's client derives it — and the service retries a failed call as its
+// retry plan and the policy decide (retry.go).
 
 // depRT is a dependency's state in an arm: its servers and their queue, its service time
 // and error rate as the faults have them, and the service times it measures.
@@ -44,13 +45,14 @@ func (a *arm) startCall(ai int32, at *attempt, lg *logical) {
 	st := &cp.stages[at.stage]
 	dp := &a.p.deps[st.dep]
 	timeout := dp.timeout
+	capped := false // the timeout is the ceiling's, not the deadline's (ceiling.go)
 	if a.pol.derived {
-		t, err := deadline.CallTimeout(a.s.At(a.deadline(lg)), a.wall(), a.pol.reserve, 0)
+		t, err := deadline.CallTimeout(a.s.At(a.deadline(lg)), a.wall(), a.pol.reserve, a.pol.ceiling)
 		if err != nil {
 			a.stageFailed(ai, causeExpired)
 			return
 		}
-		timeout = t
+		timeout, capped = t, a.pol.ceiling > 0 && t >= a.pol.ceiling
 	}
 	// A breaker asks first: a refused call is not made, takes nothing and is not retried.
 	var held heldTicket
@@ -88,8 +90,8 @@ func (a *arm) startCall(ai int32, at *attempt, lg *logical) {
 	// Every call of a request times out at the same instant, its deadline minus the
 	// reserve, when timeouts are derived and cancellation is on: no other attempt of it is
 	// left running, so one timer per request (evReserve, set at arrival) serves all its
-	// calls. Otherwise the call has its own timer.
-	timed := timeout > 0 && !(a.pol.derived && a.pol.cancel)
+	// calls that the ceiling does not cut first. Otherwise the call has its own timer.
+	timed := timeout > 0 && (!(a.pol.derived && a.pol.cancel) || capped)
 	in := &a.insts[at.inst]
 	pl := &in.pools[st.dep]
 	if pl.inUse < poolCap(dp.pool, in.factor) {
@@ -284,7 +286,7 @@ func (a *arm) callTimeout(id int64) {
 	li := c.lg
 	lg := a.sl.lg(li)
 	if a.pol.brk != nil {
-		a.breakerRecord(ci, c, a.breakerTimeout())
+		a.breakerRecord(ci, c, a.breakerTimeout(c))
 	}
 	switch {
 	case c.state == callWaitConn:

@@ -623,6 +623,14 @@ func addBreaker(sc *scenario.Scenario, z *fuzzBytes) {
 	}
 	b.Probes = z.between(0, 4)
 	arm.Policy.Breakers = append(arm.Policy.Breakers, b)
+	// Sometimes the arm derives its call timeouts with no ceiling or a short one, whose
+	// timeouts the breaker counts (ceiling.go).
+	switch z.intn(4) {
+	case 2:
+		arm.Policy.DependencyTimeout, arm.Policy.Deadline.Ceiling = scenario.TimeoutDerived, scenario.CeilingNone
+	case 3:
+		arm.Policy.DependencyTimeout, arm.Policy.Deadline.Ceiling = scenario.TimeoutDerived, scenario.Ceiling(z.dur(10*ms, 300*ms))
+	}
 }
 
 // instanceMutation adds a crash or a stall of some of a service's instances, or gives a

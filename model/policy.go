@@ -20,6 +20,7 @@ type policyRT struct {
 	reserve           time.Duration
 	identity          bool
 	derived           bool
+	ceiling           time.Duration // caps a derived call timeout (DeadlinePolicy.Ceiling); 0: no cap
 	readyWarm         bool
 	freezeFailover    bool // the load state refuses failover traffic into the cell
 	// retryByDeadline: retries are refused when the time left cannot cover them (a
@@ -80,6 +81,7 @@ func newPolicy(p *plan, sc *scenario.Scenario, pol scenario.Policy, start time.T
 		reserve:   pol.Deadline.Reserve.Std(),
 		identity:  pol.Identity,
 		derived:   pol.DependencyTimeout == scenario.TimeoutDerived,
+		ceiling:   pol.Deadline.Ceiling.Cap(),
 		readyWarm: pol.Readiness == scenario.ReadyWarm,
 	}
 	brk, err := newBreakers(p, pol.Breakers)

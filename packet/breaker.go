@@ -25,8 +25,9 @@ type BreakerStats struct {
 	FirstTrip *float64 `json:"first_trip_s"`
 }
 
-// MaxBreakerEvents bounds the breaker events an arm's timeline lists, and so the memory
-// they take however often breakers change state; the packet's figures count every change.
+// MaxBreakerEvents bounds the breaker events (trips and closes) an arm's timeline lists,
+// and so the memory they take however often breakers change state; the packet's figures
+// count every change.
 const MaxBreakerEvents = 10000
 
 // breakerAcc accumulates one dependency's breakers.
@@ -64,7 +65,11 @@ func (r *Recorder) BreakerRefused(at time.Duration, dep, reason string) {
 }
 
 // BreakerState records that instance's breaker of dep went from state from to state to
-// at at ("Closed", "Open", "HalfOpen"), in the timeline as an event of kind breaker. With
+// at at ("Closed", "Open", "HalfOpen"). The timeline lists, as events of kind breaker,
+// the changes that start and end a breaker's refusing: its trips (Closed → Open) and its
+// closes (HalfOpen → Closed); the half-open probe cycles between them (Open → HalfOpen,
+// and HalfOpen → Open on a failed probe, a reopen) are counted, not listed, since a
+// breaker kept open by failing probes would otherwise fill the timeline with them. With
 // restarted, the instance's process was replaced and its new breaker starts in state to:
 // the change is on the timeline but is no trip, reopen or close.
 func (r *Recorder) BreakerState(at time.Duration, dep string, instance int, from, to string, restarted bool) {
@@ -85,9 +90,12 @@ func (r *Recorder) BreakerState(at time.Duration, dep string, instance int, from
 		b.Closes++
 	}
 	r.row(at)
+	if probeCycle := from == "HalfOpen" && to == "Open" || to == "HalfOpen"; probeCycle && !restarted {
+		return
+	}
 	switch r.breakerEvents++; {
 	case r.breakerEvents == MaxBreakerEvents+1:
-		r.Annotate(at, "breaker", fmt.Sprintf("%d breaker state changes listed; the later ones are only counted (breakers in packet.json)", MaxBreakerEvents))
+		r.Annotate(at, "breaker", fmt.Sprintf("%d breaker trips and closes listed; the later ones are only counted (breakers in packet.json)", MaxBreakerEvents))
 		return
 	case r.breakerEvents > MaxBreakerEvents:
 		return

@@ -673,6 +673,14 @@ type DeadlinePolicy struct {
 	Cancel bool `yaml:"cancel,omitempty" json:"cancel,omitempty,omitzero"`
 	// Reserve is the time kept back from a call's timeout for the rest of the path.
 	Reserve Duration `yaml:"reserve,omitempty" json:"reserve,omitempty,omitzero"`
+	// Ceiling caps each call timeout derived from the deadline (dependency_timeout:
+	// derived), as control/controlhttp's client caps it: a call's timeout is the remaining
+	// deadline less the reserve, at most the ceiling. Unset (or 0s) means the library's
+	// default, 30 s; none means no cap. A call cut at the ceiling is a timeout of the
+	// dependency (a breaker counts it as a failure, and it is retried as a timeout); one
+	// cut short of it by the caller's deadline is the caller's (a breaker ignores it).
+	// E.g. {propagate: true, cancel: true, reserve: 150ms, ceiling: 2s}.
+	Ceiling Ceiling `yaml:"ceiling,omitempty" json:"ceiling,omitempty,omitzero"`
 }
 
 // RetryPolicy selects how retries are bounded.
@@ -1690,6 +1698,12 @@ func (v *validator) policy(p string, pol Policy, n topoNames) {
 	}
 	if pol.DependencyTimeout != "" && !oneOf(pol.DependencyTimeout, TimeoutFixed, TimeoutDerived) {
 		v.addf(p+".dependency_timeout", "unknown dependency timeout %q; expected fixed or derived", pol.DependencyTimeout)
+	}
+	switch c := pol.Deadline.Ceiling; {
+	case c < 0 && c != CeilingNone:
+		v.addf(p+".deadline.ceiling", "ceiling is %s; expected zero (the default, 30s) or more, or none", Duration(c))
+	case c != 0 && pol.DependencyTimeout != TimeoutDerived:
+		v.addf(p+".deadline.ceiling", "a ceiling caps derived timeouts only; expected dependency_timeout: derived, or no ceiling")
 	}
 	q := pol.Queue
 	switch q.Kind {

@@ -24,8 +24,9 @@ const (
 	DefaultBackoffBase = 25 * time.Millisecond
 	DefaultBackoffMax  = time.Second
 	// DefaultCeiling caps each call's timeout, and is the timeout of a call
-	// made without a deadline, when [ClientConfig.Ceiling] is zero.
-	DefaultCeiling = 30 * time.Second
+	// made without a deadline, when [ClientConfig.Ceiling] is zero: it is
+	// [deadline.DefaultCeiling] (30 s).
+	DefaultCeiling = deadline.DefaultCeiling
 )
 
 // NoCeiling, as [ClientConfig.Ceiling], leaves calls uncapped: a call

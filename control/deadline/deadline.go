@@ -60,6 +60,13 @@ func Remaining(deadline, now time.Time) time.Duration {
 	return nanotime.Sub(deadline, now)
 }
 
+// DefaultCeiling is the cap on one call's timeout that a client applies when it
+// is configured with none: a call made with most of a long deadline left still
+// times out after 30 s, and a call made without a deadline gets 30 s. It is the
+// one definition of the default, used by control/controlhttp's client and by the
+// model's derived timeouts, so that what a replay assumes is what the client does.
+const DefaultCeiling = 30 * time.Second
+
 // CallTimeout returns the timeout for one call to a dependency made at now on
 // behalf of a request that must finish by deadline: the time remaining minus
 // reserve, the time the rest of the path needs after the call returns (the

@@ -129,6 +129,8 @@ func New(cfg Config, store *Store) (*Service, error) {
 			}
 			if pol.DependencyTimeout != scenario.TimeoutDerived {
 				cc.Ceiling = d.Timeout // the fixed timeout stays a cap
+			} else if cc.Ceiling = pol.Deadline.Ceiling.Cap(); cc.Ceiling == 0 {
+				cc.Ceiling = controlhttp.NoCeiling // ceiling: none, as the model replays it
 			}
 			c.http = &http.Client{Transport: controlhttp.NewTransport(s.base, cc)}
 			c.controlled = true
