@@ -43,7 +43,7 @@ var ErrMaxEvents = errors.New("model: event budget exhausted")
 // that a packet says which model replayed it ([packet.Packet.ModelVersion]) and goodput
 // merge refuses to join sweeps replayed by two models. TestSmallGolden fails when the
 // outcome of its scenarios changes and Version does not.
-const Version = 4
+const Version = 5
 
 // Run replays the scenario: one arm per declared policy, each on its own [sim.Sim] and
 // goroutine, all on the same seed. Offered load follows the schedule whatever happens
