@@ -49,8 +49,8 @@ func (a *arm) beginSources() {
 	p := a.p
 	for k := range p.srcs {
 		for i, st := range p.srcs[k].steps {
-			if st.at > 0 && st.at < p.duration {
-				a.s.ScheduleAt(st.at, a, evRateChange, srcStepID(k, i))
+			if st.At > 0 && st.At < p.duration {
+				a.s.ScheduleAt(st.At, a, evRateChange, srcStepID(k, i))
 			}
 		}
 		for b, bp := range p.srcs[k].bursts {
@@ -100,8 +100,8 @@ func (a *arm) scheduleArrival(k int) {
 		return
 	}
 	var gap float64
-	if st.slope == 0 {
-		r := st.rate * a.shift
+	if st.Slope == 0 {
+		r := st.Rate * a.shift
 		if r <= 0 {
 			return // the next rate change schedules again
 		}

@@ -214,7 +214,7 @@ func (p *plan) offered() (mean, peak float64) { return p.srcOffered(&p.srcs[0]) 
 func (p *plan) srcOffered(sp *sourcePlan) (mean, peak float64) {
 	cuts := []time.Duration{0, p.duration}
 	for _, st := range sp.steps {
-		cuts = append(cuts, st.at)
+		cuts = append(cuts, st.At)
 	}
 	for _, f := range p.faults {
 		if f.kind == faultShift {
@@ -233,7 +233,7 @@ func (p *plan) srcOffered(sp *sourcePlan) (mean, peak float64) {
 				factor *= f.factor
 			}
 		}
-		if st := sp.step(from); st != nil && st.slope != 0 {
+		if st := sp.step(from); st != nil && st.Slope != 0 {
 			mean += sp.mean(from, to) * factor
 			peak = max(peak, max(sp.rateAt(from), sp.rateAt(to-1))*factor)
 			continue

@@ -11,6 +11,7 @@ import (
 	"github.com/goodput-lab/goodput/control/budget"
 	"github.com/goodput-lab/goodput/internal/floatdur"
 	"github.com/goodput-lab/goodput/internal/lognormal"
+	"github.com/goodput-lab/goodput/internal/ramp"
 	"github.com/goodput-lab/goodput/packet"
 	"github.com/goodput-lab/goodput/scenario"
 )
@@ -29,10 +30,10 @@ type plan struct {
 	drain        time.Duration
 	lifetime     time.Duration // the longest a request's work is expected to run
 	poisson      bool
-	schedule     []rateStep   // load.schedule's rate steps: srcs[0].steps
-	srcs         []sourcePlan // the open-loop sources: load.schedule's, then the classes' own (schedule.go)
-	users        []userPlan   // the closed-loop populations (users.go)
-	nUsers       int          // their users in all
+	schedule     ramp.Schedule // load.schedule's rate steps: srcs[0].steps
+	srcs         []sourcePlan  // the open-loop sources: load.schedule's, then the classes' own (schedule.go)
+	users        []userPlan    // the closed-loop populations (users.go)
+	nUsers       int           // their users in all
 
 	classes  []classPlan
 	entries  []entryPlan

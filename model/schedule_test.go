@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/goodput-lab/goodput/internal/ramp"
 	"github.com/goodput-lab/goodput/packet"
 	"github.com/goodput-lab/goodput/scenario"
 )
@@ -101,17 +102,17 @@ func TestRampArrivalsMatchIntegral(t *testing.T) {
 // TestRampIsExactInversion: rampGap integrates the linear rate to e, at fixed instants.
 func TestRampIsExactInversion(t *testing.T) {
 	for _, tc := range []struct {
-		st    rateStep
+		st    ramp.Step
 		t     time.Duration
 		shift float64
 		e     float64
 		ok    bool
 	}{
-		{rateStep{rate: 0, slope: 2}, 0, 1, 1, true},                 // g² = 1
-		{rateStep{rate: 10, slope: 0.5}, time.Second, 1, 3, true},    // from 10.5/s
-		{rateStep{rate: 10, slope: -1}, 2 * time.Second, 2, 5, true}, // falling, shifted
-		{rateStep{rate: 1, slope: -1}, 0, 1, 1, false},               // reaches 0 after ½ arrival
-		{rateStep{at: time.Second, rate: 5, slope: 3}, time.Second, 1, 0.25, true},
+		{ramp.Step{Rate: 0, Slope: 2}, 0, 1, 1, true},                 // g² = 1
+		{ramp.Step{Rate: 10, Slope: 0.5}, time.Second, 1, 3, true},    // from 10.5/s
+		{ramp.Step{Rate: 10, Slope: -1}, 2 * time.Second, 2, 5, true}, // falling, shifted
+		{ramp.Step{Rate: 1, Slope: -1}, 0, 1, 1, false},               // reaches 0 after ½ arrival
+		{ramp.Step{At: time.Second, Rate: 5, Slope: 3}, time.Second, 1, 0.25, true},
 	} {
 		g, ok := rampGap(&tc.st, tc.t, tc.shift, tc.e)
 		if ok != tc.ok {
@@ -121,8 +122,8 @@ func TestRampIsExactInversion(t *testing.T) {
 		if !ok {
 			continue
 		}
-		r0 := tc.st.rate + tc.st.slope*(tc.t-tc.st.at).Seconds()
-		if got := tc.shift * (r0*g + tc.st.slope*g*g/2); math.Abs(got-tc.e) > 1e-9 {
+		r0 := tc.st.Rate + tc.st.Slope*(tc.t-tc.st.At).Seconds()
+		if got := tc.shift * (r0*g + tc.st.Slope*g*g/2); math.Abs(got-tc.e) > 1e-9 {
 			t.Errorf("%+v at %v: gap %v integrates to %v; want %v", tc.st, tc.t, g, got, tc.e)
 		}
 	}

@@ -1,7 +1,8 @@
-// Package ramp is the arithmetic of a rate that changes linearly with time (a schedule's
-// ramp_to), by which both the replay (package model) and the live generator
-// (live/loadgen) place the arrivals of a ramping open-loop source: the time until the
-// integrated rate reaches a draw.
+// Package ramp is a schedule's rate, compiled (Schedule: its rate steps, each constant
+// or ramping linearly to its ramp_to), and the arithmetic of a rate that changes linearly
+// with time, by which both the replay (package model) and the live generator
+// (live/loadgen) place the arrivals of an open-loop source: the step in force at an
+// instant, the rate then, and the time until the integrated rate reaches a draw.
 package ramp
 
 import "math"

@@ -17,13 +17,6 @@ import (
 // its burst steps send their arrivals at their instant, or evenly over within, beside the
 // rate.
 
-// rateStep is one rate step: rate at at, changing by slope per second until the next.
-type rateStep struct {
-	at    time.Duration
-	rate  float64 // per second
-	slope float64 // per second, per second
-}
-
 // burstStep is one burst step: n arrivals at at, or the j-th at at + within·j/n.
 type burstStep struct {
 	at, within time.Duration
@@ -32,7 +25,7 @@ type burstStep struct {
 
 // source is one open-loop source and where the plan is in it.
 type source struct {
-	steps  []rateStep
+	steps  ramp.Schedule // its rate steps, compiled as the replay's
 	bursts []burstStep
 	class  int // the class of its requests; -1: drawn by the shares
 
@@ -48,26 +41,10 @@ type source struct {
 // newSource compiles steps for a run of length d, with the streams the replay's source
 // of the same stream name and class draws from.
 func newSource(steps []scenario.RateStep, d time.Duration, class int, stream string, st sim.Streams) source {
-	s := source{class: class, arrivals: st.Stream(stream), pending: -1, step: 1}
-	var ramps []*scenario.Rate
+	s := source{steps: ramp.Compile(steps, d), class: class, arrivals: st.Stream(stream), pending: -1, step: 1}
 	for _, x := range steps {
 		if x.IsBurst() {
 			s.bursts = append(s.bursts, burstStep{at: x.At.Std(), within: x.Within.Std(), n: x.Burst})
-			continue
-		}
-		s.steps = append(s.steps, rateStep{at: x.At.Std(), rate: x.Rate.PerSecond()})
-		ramps = append(ramps, x.RampTo)
-	}
-	for i, to := range ramps {
-		if to == nil {
-			continue
-		}
-		end := d
-		if i+1 < len(s.steps) {
-			end = s.steps[i+1].at
-		}
-		if span := (end - s.steps[i].at).Seconds(); span > 0 {
-			s.steps[i].slope = (to.PerSecond() - s.steps[i].rate) / span
 		}
 	}
 	s.sent = make([]int, len(s.bursts))
@@ -80,40 +57,19 @@ func newSource(steps []scenario.RateStep, d time.Duration, class int, stream str
 	return s
 }
 
-// inForce is the rate step in force at t, nil before the first.
-func (s *source) inForce(t time.Duration) *rateStep {
-	var cur *rateStep
-	for i := range s.steps {
-		if s.steps[i].at > t {
-			break
-		}
-		cur = &s.steps[i]
-	}
-	return cur
-}
-
-// rateAt is the source's scheduled rate at t.
-func (s *source) rateAt(t time.Duration) float64 {
-	st := s.inForce(t)
-	if st == nil {
-		return 0
-	}
-	return ramp.Rate(st.rate, st.slope, (t - st.at).Seconds())
-}
-
 // draw sets the pending arrival from t, as the replay's scheduleArrival does: a constant
 // rate r draws a gap of Exp(1)/r (Poisson) or 1/r (uniform), a ramp inverts its
 // integrated rate at Exp(1) or 1; none when the rate is zero (the next step draws again)
 // or the gap ends the run.
 func (s *source) draw(t, duration time.Duration, poisson bool) {
 	s.pending = -1
-	st := s.inForce(t)
+	st := s.steps.InForce(t)
 	if st == nil {
 		return
 	}
 	var gap float64
-	if st.slope == 0 {
-		r := st.rate
+	if st.Slope == 0 {
+		r := st.Rate
 		if r <= 0 {
 			return
 		}
@@ -128,7 +84,7 @@ func (s *source) draw(t, duration time.Duration, poisson bool) {
 			e = s.arrivals.ExpFloat64()
 		}
 		var ok bool
-		if gap, ok = ramp.Gap(ramp.Rate(st.rate, st.slope, (t-st.at).Seconds()), st.slope, e); !ok {
+		if gap, ok = st.Gap(t, e); !ok {
 			return
 		}
 	}
@@ -143,7 +99,7 @@ func (s *source) draw(t, duration time.Duration, poisson bool) {
 // -1 for none; it skips the steps at 0 or after the run.
 func (s *source) nextChange(duration time.Duration) time.Duration {
 	for s.step < len(s.steps) {
-		if at := s.steps[s.step].at; at > 0 && at < duration {
+		if at := s.steps[s.step].At; at > 0 && at < duration {
 			return at
 		}
 		s.step++
