@@ -64,7 +64,7 @@ func attemptLife(ps []*plan, ci int, pol scenario.Policy) (time.Duration, bool) 
 		var d float64
 		for _, stg := range cl.stages {
 			if stg.hasWork {
-				d += stg.work.quantile(tailU).Seconds() * scale
+				d += stg.work.Quantile(tailU).Seconds() * scale
 				continue
 			}
 			dp := &p.deps[stg.dep]

@@ -4,14 +4,13 @@ import (
 	"cmp"
 	"fmt"
 	"hash/fnv"
-	"math"
 	"time"
 
 	"github.com/goodput-lab/goodput/control/admission"
 	"github.com/goodput-lab/goodput/control/budget"
-	"github.com/goodput-lab/goodput/internal/floatdur"
 	"github.com/goodput-lab/goodput/internal/lognormal"
 	"github.com/goodput-lab/goodput/internal/ramp"
+	"github.com/goodput-lab/goodput/internal/sample"
 	"github.com/goodput-lab/goodput/packet"
 	"github.com/goodput-lab/goodput/scenario"
 )
@@ -83,7 +82,7 @@ var mutationKinds = [numMut]string{"", "payment_authorizations", "order_commits"
 type stagePlan struct {
 	name      string
 	feature   string
-	work      dist
+	work      sample.Dist
 	hasWork   bool
 	dep       int // -1 for a work stage
 	optional  bool
@@ -406,7 +405,7 @@ func compile(sc *scenario.Scenario) (*plan, error) {
 				sp.svcPurp = p.purpose(st.Dependency + "/service")
 				sp.errPurp = p.purpose(st.Dependency + "/error")
 			} else {
-				sp.work = newDist(st.Work)
+				sp.work = sample.New(st.Work)
 				sp.hasWork = true
 				sp.workPurp = p.purpose(svc + "/work/" + st.Name)
 			}
@@ -558,41 +557,6 @@ func objectiveSpec(o scenario.Objective) packet.ObjectiveSpec {
 		s.From, s.To = o.Window.From.Std(), o.Window.To.Std()
 	}
 	return s
-}
-
-// dist is a scenario.Dist compiled for sampling without allocating.
-type dist struct {
-	kind     scenario.DistKind
-	constant time.Duration
-	mean     float64
-	ln       lognormal.Dist
-}
-
-func newDist(d scenario.Dist) dist {
-	out := dist{kind: d.Kind()}
-	switch out.kind {
-	case scenario.DistConstant:
-		out.constant = d.Constant.Std()
-	case scenario.DistExponential:
-		out.mean = float64(d.Mean)
-	case scenario.DistLogNormal:
-		q, _ := d.Quantiles()
-		out.ln = newLogNormal(q)
-	}
-	return out
-}
-
-// quantile maps a uniform draw u in (0, 1) to a duration.
-func (d *dist) quantile(u float64) time.Duration {
-	switch d.kind {
-	case scenario.DistConstant:
-		return d.constant
-	case scenario.DistExponential:
-		return floatdur.Trunc(-d.mean * math.Log1p(-u))
-	case scenario.DistLogNormal:
-		return d.ln.Sample(u)
-	}
-	return 0
 }
 
 // newLogNormal is the log-normal of a scenario.Quantiles distribution, ready to sample.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/goodput-lab/goodput/internal/sample"
 	"github.com/goodput-lab/goodput/scenario"
 )
 
@@ -20,7 +21,7 @@ type userPlan struct {
 	first     int // the global index of its first user
 	count     int
 	class     int
-	think     dist
+	think     sample.Dist
 	thinkMean time.Duration
 	thinkPurp purp
 	abandon   time.Duration // 0: wait for the answer
@@ -46,7 +47,7 @@ func (p *plan) compileUsers(us []scenario.Users) {
 			first:     p.nUsers,
 			count:     u.Count,
 			class:     ci,
-			think:     newDist(u.Think),
+			think:     sample.New(u.Think),
 			thinkMean: max(u.Think.MeanDuration(), time.Nanosecond),
 			thinkPurp: p.purpose("users/" + u.Name + "/think"),
 			abandon:   u.AbandonAfter.Std(),
@@ -88,7 +89,7 @@ func (a *arm) beginUsers() {
 func (a *arm) thinkThen(u int32) {
 	n := a.users.seq[u]
 	g := a.p.userOf(u)
-	d := g.think.quantile(a.draw(g.thinkPurp, int64(u), int32(n), 0, 0))
+	d := g.think.Quantile(a.draw(g.thinkPurp, int64(u), int32(n), 0, 0))
 	if a.stopped || d >= a.p.duration-a.now() {
 		return // arrivals stop at the end of the clock
 	}

@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/goodput-lab/goodput/internal/floatdur"
-	"github.com/goodput-lab/goodput/scenario"
 )
 
 // Workers. An attempt holds a worker of its instance from the moment it leaves the queue
@@ -54,11 +53,11 @@ func (a *arm) runStage(ai int32, at *attempt, lg *logical) {
 			}
 			var d float64
 			for {
-				if st.work.kind == scenario.DistConstant {
-					d += float64(st.work.constant) * scale // no draw: it would not change d
+				if c, ok := st.work.Constant(); ok {
+					d += float64(c) * scale // no draw: it would not change d
 				} else {
 					u := a.draw(st.workPurp, lg.id, at.num, at.stage, 0)
-					d += float64(st.work.quantile(u)) * scale
+					d += float64(st.work.Quantile(u)) * scale
 				}
 				next := int(at.stage) + 1
 				if next >= len(cp.stages) || !cp.stages[next].hasWork {

@@ -5,15 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
-	"math"
 	"math/rand/v2"
 	"net/http"
 	"sync"
 	"sync/atomic"
 	"time"
 
-	"github.com/goodput-lab/goodput/internal/floatdur"
-	"github.com/goodput-lab/goodput/internal/lognormal"
+	"github.com/goodput-lab/goodput/internal/sample"
 	"github.com/goodput-lab/goodput/scenario"
 )
 
@@ -34,43 +32,9 @@ type userPop struct {
 	first   int // the index of its first user over every population
 	count   int
 	class   int
-	think   thinkDist
-	key     uint64 // the think draws' key, as the replay's purpose "users/NAME/think"
+	think   sample.Dist // as the replay reads it at a uniform draw
+	key     uint64      // the think draws' key, as the replay's purpose "users/NAME/think"
 	abandon time.Duration
-}
-
-// thinkDist is a think time's distribution, read at a uniform draw as the replay reads
-// it: a constant, an exponential, or a log-normal from its table.
-type thinkDist struct {
-	kind     scenario.DistKind
-	constant time.Duration
-	mean     float64
-	ln       lognormal.Dist
-}
-
-func newThinkDist(d scenario.Dist) thinkDist {
-	t := thinkDist{kind: d.Kind()}
-	switch t.kind {
-	case scenario.DistConstant:
-		t.constant = d.Constant.Std()
-	case scenario.DistExponential:
-		t.mean = float64(d.Mean)
-	case scenario.DistLogNormal:
-		t.ln = lognormal.New(d.P50.Std(), d.P99.Std())
-	}
-	return t
-}
-
-func (t *thinkDist) quantile(u float64) time.Duration {
-	switch t.kind {
-	case scenario.DistConstant:
-		return t.constant
-	case scenario.DistExponential:
-		return floatdur.Trunc(-t.mean * math.Log1p(-u))
-	case scenario.DistLogNormal:
-		return t.ln.Sample(u)
-	}
-	return 0
 }
 
 // compileUsers compiles load's users over classes, checking them.
@@ -100,7 +64,7 @@ func compileUsers(us []scenario.Users, classes []Class, seed uint64) ([]userPop,
 		}
 		h := fnv.New64a()
 		h.Write([]byte("users/" + u.Name + "/think"))
-		out = append(out, userPop{name: u.Name, first: first, count: u.Count, class: ci, think: newThinkDist(u.Think),
+		out = append(out, userPop{name: u.Name, first: first, count: u.Count, class: ci, think: sample.New(u.Think),
 			key: mix(seed ^ h.Sum64()), abandon: u.AbandonAfter.Std()})
 		first += u.Count
 	}
@@ -133,7 +97,7 @@ func (p *Plan) think(u int, n uint32) time.Duration {
 	g := p.popOf(u)
 	h := mix(g.key ^ uint64(u))
 	h = mix(h ^ uint64(n))
-	return g.think.quantile((float64(h>>11) + 0.5) * (1.0 / (1 << 53)))
+	return g.think.Quantile((float64(h>>11) + 0.5) * (1.0 / (1 << 53)))
 }
 
 // userID is the ID of user u's request number n: above every open-loop request's.
