@@ -323,7 +323,7 @@ func (a *arm) cellTick(now time.Duration) {
 			if now-c.badAt >= r.after {
 				c.out, c.goodAt = true, -1
 				c.Failovers++
-				a.rec.Annotate(now, "failover", fmt.Sprintf("%s: fails over %s of its traffic (%s %s below %s)", c.Name, pct(r.share), a.signalName(), pct(c.signal), pct(r.below)))
+				a.rec.Failover(now, c.Name, packet.FailoverOut, fmt.Sprintf("%s: fails over %s of its traffic (%s %s below %s)", c.Name, pct(r.share), a.signalName(), pct(c.signal), pct(r.below)))
 			}
 		case !c.out:
 			c.badAt = -1
@@ -333,7 +333,7 @@ func (a *arm) cellTick(now time.Duration) {
 			}
 			if now-c.goodAt >= r.hold {
 				c.out, c.badAt = false, -1
-				a.rec.Annotate(now, "failover", fmt.Sprintf("%s: fails back (%s %s, at or above %s for %v)", c.Name, a.signalName(), pct(c.signal), pct(r.below), r.hold))
+				a.rec.Failover(now, c.Name, packet.FailoverBack, fmt.Sprintf("%s: fails back (%s %s, at or above %s for %v)", c.Name, a.signalName(), pct(c.signal), pct(r.below), r.hold))
 			}
 		default:
 			c.goodAt = -1

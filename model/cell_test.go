@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -132,6 +133,16 @@ func TestFailoverOnHealth(t *testing.T) {
 	}
 	if c := pk.Arms[1].Cells[0]; c.Failovers != 1 {
 		t.Errorf("protected arm: cell a failed over %d times, want 1", c.Failovers)
+	}
+	// Its events name the cell and the move.
+	var moves []string
+	for _, e := range pk.Arms[1].Events {
+		if e.Kind == "failover" {
+			moves = append(moves, e.Cell+" "+e.To)
+		}
+	}
+	if want := []string{"a " + packet.FailoverOut, "a " + packet.FailoverBack}; !slices.Equal(moves, want) {
+		t.Errorf("protected arm: failover events %q, want %q", moves, want)
 	}
 }
 

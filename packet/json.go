@@ -239,6 +239,7 @@ type eventJSON struct {
 	Manual     bool      `json:"manual,omitempty"`
 	Dependency string    `json:"dependency,omitempty"`
 	Instance   *int      `json:"instance,omitempty"`
+	Cell       string    `json:"cell,omitempty"`
 }
 
 // ---- to the wire ----
@@ -338,7 +339,7 @@ func (r Recovery) wire() recoveryJSON {
 func (e Event) wire() eventJSON {
 	return eventJSON{At: e.At, T: seconds(e.T), Arm: e.Arm, Kind: e.Kind, Text: e.Text,
 		From: e.From, To: e.To, Generation: e.Generation, Manual: e.Manual,
-		Dependency: e.Dependency, Instance: e.Instance}
+		Dependency: e.Dependency, Instance: e.Instance, Cell: e.Cell}
 }
 
 // ---- from the wire ----
@@ -438,7 +439,7 @@ func (w recoveryJSON) recovery(c *durations) Recovery {
 func (w eventJSON) event(c *durations) Event {
 	return Event{At: w.At, T: c.s("t_s", w.T), Arm: w.Arm, Kind: w.Kind, Text: w.Text,
 		From: w.From, To: w.To, Generation: w.Generation, Manual: w.Manual,
-		Dependency: w.Dependency, Instance: w.Instance}
+		Dependency: w.Dependency, Instance: w.Instance, Cell: w.Cell}
 }
 
 // ---- the public types' JSON methods ----

@@ -572,4 +572,9 @@ type Event struct {
 	// change of one calling instance's breaker of the dependency).
 	Dependency string `json:"dependency,omitempty"`
 	Instance   *int   `json:"instance,omitempty"`
+
+	// Cell names the cell of an event of kind failover, whose To says the move:
+	// [FailoverOut] (the cell's failover moves its share of traffic to other cells) or
+	// [FailoverBack] (it fails back and keeps its traffic again).
+	Cell string `json:"cell,omitempty"`
 }

@@ -287,6 +287,9 @@ func FuzzRead(f *testing.F) {
 	lab.Arms[0].Live = &Live{Sent: 9, Unsent: 1, FailedBy: map[string]int64{"timeout": 2}, Elapsed: 1500 * time.Millisecond,
 		Overhead: Overhead{GeneratorCPUPerRequest: 21 * time.Microsecond, ServiceCPU: 300 * time.Millisecond, ServiceCPUPerRequest: 33 * time.Microsecond, Cores: 2, CPUShare: 0.25},
 		Proxies:  []ProxyEvidence{{Dependency: "db", Requests: 12, StartedAfterDeadline: 3}}}
+	end := lab.Arms[0].Duration
+	lab.Arms[0].Events = append(lab.Arms[0].Events, Event{At: lab.Arms[0].Start.Add(end), T: end, Arm: lab.Arms[0].Name,
+		Kind: "failover", Text: "west: fails over 100% of its traffic", To: FailoverOut, Cell: "west"})
 	js, series, events = render(f, lab)
 	f.Add(js, series, events)
 	for _, dir := range committedPackets(f) {

@@ -29,6 +29,11 @@ func withParts() *packet.Packet {
 		e.Dependency, e.From, e.To, e.Instance = "payment-risk", from, to, &inst
 		return e
 	}
+	failover := func(arm string, t float64, cell, to, what string) packet.Event {
+		e := ev(arm, t, "failover", cell+": "+what)
+		e.Cell, e.To = cell, to
+		return e
+	}
 	p.Arms[0].Cells = []packet.CellStats{
 		{Name: "eu-west", Offered: 5000, Goodput: 2100, FailedOverOut: 1800, FailedOverIn: 600, Failovers: 1},
 		{Name: "eu-central", Offered: 5000, Goodput: 4300, FailedOverOut: 600, FailedOverIn: 1800, Failovers: 2},
@@ -44,13 +49,13 @@ func withParts() *packet.Packet {
 		{Dependency: "ledger", RefusedBy: map[string]int64{}},
 	}
 	p.Arms[0].Events = append(p.Arms[0].Events,
-		ev("baseline", 3.5, "failover", "eu-west: fails over 100% of its traffic (success rate 40% below 90%)"),
-		ev("baseline", 5, "failover", "eu-central: fails over 100% of its traffic (success rate 60% below 90%)"),
-		ev("baseline", 7, "failover", "eu-central: fails back (success rate 100%, at or above 90% for 1s)"),
-		ev("baseline", 8, "failover", "eu-central: fails over 100% of its traffic (success rate 70% below 90%)"),
+		failover("baseline", 3.5, "eu-west", packet.FailoverOut, "fails over 100% of its traffic (success rate 40% below 90%)"),
+		failover("baseline", 5, "eu-central", packet.FailoverOut, "fails over 100% of its traffic (success rate 60% below 90%)"),
+		failover("baseline", 7, "eu-central", packet.FailoverBack, "fails back (success rate 100%, at or above 90% for 1s)"),
+		failover("baseline", 8, "eu-central", packet.FailoverOut, "fails over 100% of its traffic (success rate 70% below 90%)"),
 	)
 	p.Arms[1].Events = append(p.Arms[1].Events,
-		ev("protected", 3.5, "failover", "eu-west: fails over 100% of its traffic (success rate 40% below 90%)"),
+		failover("protected", 3.5, "eu-west", packet.FailoverOut, "fails over 100% of its traffic (success rate 40% below 90%)"),
 		breaker(3.25, 0, "Closed", "Open"), breaker(3.5, 1, "Closed", "Open"), breaker(4, 0, "Open", "HalfOpen"),
 		breaker(4.25, 0, "HalfOpen", "Open"), breaker(5, 2, "Closed", "Open"), breaker(5.5, 0, "Open", "HalfOpen"),
 		breaker(5.75, 0, "HalfOpen", "Closed"), breaker(6.5, 0, "Closed", "Open"),

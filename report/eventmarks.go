@@ -2,7 +2,6 @@ package report
 
 import (
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/goodput-lab/goodput/packet"
@@ -38,8 +37,9 @@ func sparse(kind string) bool { return kind == kindFailover || kind == kindBreak
 
 // notableEvents are the indices into events (merged from arms) of the failover and
 // breaker events worth a marker, in time order: in each arm, each cell's first failover
-// event (the move out: a cell starts in) and each guarded dependency's first trip (a
-// breaker going from Closed to Open), at most maxNotable of each kind, the earliest.
+// event (by its Cell field; the move out, since a cell starts in) and each guarded
+// dependency's first trip (a breaker going from Closed to Open), at most maxNotable of
+// each kind, the earliest.
 func notableEvents(arms []packet.Arm, events []event) []int {
 	type key struct {
 		t          time.Duration
@@ -61,7 +61,7 @@ func notableEvents(arms []packet.Arm, events []event) []int {
 	for _, a := range arms {
 		for _, c := range a.Cells {
 			if j := slices.IndexFunc(a.Events, func(e packet.Event) bool {
-				return e.Kind == kindFailover && strings.HasPrefix(e.Text, c.Name+": ")
+				return e.Kind == kindFailover && e.Cell == c.Name && e.To == packet.FailoverOut
 			}); j >= 0 {
 				pick(a.Events[j])
 			}

@@ -156,7 +156,9 @@ func TestNotableCrowded(t *testing.T) {
 	}
 	// A failover between the second pair and the third, where only the third row is clear
 	// and the next pair's label needs it.
-	a.Events = append(a.Events, ev(44*time.Second+500*time.Millisecond, "failover", "west: fails over 100% of its traffic"))
+	out := ev(44*time.Second+500*time.Millisecond, "failover", "west: fails over 100% of its traffic")
+	out.Cell, out.To = "west", packet.FailoverOut
+	a.Events = append(a.Events, out)
 	sortEvents(a.Events)
 	arms := []packet.Arm{a}
 	events := mergeEvents(arms)
@@ -216,7 +218,8 @@ func TestNotableRandom(t *testing.T) {
 				e := packet.Event{At: start.Add(at), T: at, Arm: a.Name}
 				switch k := rng.IntN(3); {
 				case k == 0 && len(a.Cells) > 0:
-					e.Kind, e.Text = "failover", a.Cells[rng.IntN(len(a.Cells))].Name+": fails over"
+					e.Kind, e.Cell, e.To = "failover", a.Cells[rng.IntN(len(a.Cells))].Name, packet.FailoverOut
+					e.Text = e.Cell + ": fails over"
 				case k == 1 && len(a.Breakers) > 0:
 					e.Kind, e.Dependency, e.From, e.To = "breaker", a.Breakers[rng.IntN(len(a.Breakers))].Dependency, "Closed", "Open"
 					e.Text = e.Dependency + " breaker: Closed → Open"
@@ -280,5 +283,33 @@ func TestNotableRandom(t *testing.T) {
 	}
 	if marked == 0 {
 		t.Error("no first chart marks a failover or breaker event: the test does not test")
+	}
+}
+
+// TestNotableFailoverByCell: a cell's first failover is found by the event's cell field
+// and its move out, not by its text: an event naming west in its text but no cell is
+// not west's, a fail-back is not a first failover, and an event of east whose text
+// names west is east's.
+func TestNotableFailoverByCell(t *testing.T) {
+	start := time.Date(2026, 3, 10, 14, 0, 0, 0, time.UTC)
+	a := packet.Arm{Name: "only", Start: start, Tick: time.Second, Duration: 100 * time.Second,
+		Cells: []packet.CellStats{{Name: "west"}, {Name: "east"}}}
+	ev := func(t time.Duration, cell, to, text string) packet.Event {
+		return packet.Event{At: start.Add(t), T: t, Arm: "only", Kind: "failover", Text: text, Cell: cell, To: to}
+	}
+	a.Events = []packet.Event{
+		ev(10*time.Second, "", "", "west: fails over 100% of its traffic"),
+		ev(20*time.Second, "east", packet.FailoverBack, "east: fails back"),
+		ev(30*time.Second, "east", packet.FailoverOut, "west: the text is not what says the cell"),
+		ev(40*time.Second, "west", packet.FailoverOut, "the west cell fails over"),
+	}
+	arms := []packet.Arm{a}
+	events := mergeEvents(arms)
+	var got []string
+	for _, i := range notableEvents(arms, events) {
+		got = append(got, events[i].Text)
+	}
+	if want := []string{"west: the text is not what says the cell", "the west cell fails over"}; !slices.Equal(got, want) {
+		t.Errorf("notable failovers %q, want %q", got, want)
 	}
 }
