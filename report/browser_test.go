@@ -281,8 +281,8 @@ func TestBrowserVary(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// A grid per figure for each arm and difference, per objective (and all at once) for
-	// each arm, and the invariants' for each arm.
+	// A grid per figure for each arm and difference, per objective (and all at once) and
+	// per alert rule for each arm, and the invariants' for each arm.
 	grids := func(s *trials.Summary) int {
 		shown := 0
 		for i := range s.Figures {
@@ -290,7 +290,7 @@ func TestBrowserVary(t *testing.T) {
 				shown++
 			}
 		}
-		return shown*(len(s.Spread)+len(s.Deltas)) + (len(s.Spread[0].Objectives)+2)*len(s.Spread)
+		return shown*(len(s.Spread)+len(s.Deltas)) + (len(s.Spread[0].Objectives)+2+len(alertNames(s)))*len(s.Spread)
 	}
 	want := map[string]int{
 		"synthetic-vary":       grids(varyGrid(t, []string{"x.y", "z"}, [][]string{{"1", "2"}, {"a", "b", "c"}}).Sums[0]),

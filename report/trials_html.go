@@ -22,7 +22,8 @@ var trialsStyle = pageStyle("trials.css")
 // TrialsHTML writes a sweep's page: one self-contained page (no script, no request) with
 // the figures of [Trials] (each arm's median and range across the trials, and each arm's
 // difference from the first arm trial by trial), a strip per figure with one dot per trial
-// and arm, the objectives' pass counts and values, and the invariants. Identical
+// and arm, the objectives' pass counts and values, each alert rule's firings (when the
+// sweep has alerts), and the invariants. Identical
 // summaries give identical bytes.
 func TrialsHTML(w io.Writer, s *trials.Summary) error {
 	var buf bytes.Buffer
@@ -44,6 +45,8 @@ type trialsPage struct {
 	Columns    int
 	Sections   []trialSection
 	Objectives []trialObjective
+	// Alerts are the alert rules' rows, a cell per arm; none for a sweep without alerts.
+	Alerts     []trialAlert
 	Invariants []cell
 	Failed     []string
 	SeedList   string
@@ -149,6 +152,7 @@ func newTrialsPage(s *trials.Summary) *trialsPage {
 			p.Objectives = append(p.Objectives, obj)
 		}
 	}
+	p.Alerts = trialAlerts(s)
 	for _, a := range s.Spread {
 		held := len(s.Runs) - a.InvariantFailures
 		c := cell{Text: fmt.Sprintf("%s: every invariant held in %d of %d trials", a.Arm, held, len(s.Runs)), Class: "pass"}

@@ -39,9 +39,11 @@ var varyStyle = pageStyle("vary.css")
 // the page first draws the open-loop overload curve: each arm's
 // throughput, goodput, queue age and terminal outcomes across the rates, the trials'
 // range as a band around the median. For each objective, a grid per arm of the
-// trials it passed in and its median value; for every figure of [Trials], a grid per arm
-// of its median and range across the trials, shaded from worst to best over every cell of
-// every arm, and a grid per arm after the first of its difference from the first arm; then
+// trials it passed in and its median value; for each alert rule (when the sweeps have
+// alerts), a grid per arm of the trials it fired in and when it first fired; for every
+// figure of [Trials], a grid per arm of its median and range across the trials, shaded
+// from worst to best over every cell of every arm, and a grid per arm after the first of
+// its difference from the first arm; then
 // the trials that held every invariant. Each cell links to its combination's trials.html
 // when g.Links are given. Like [TrialsHTML], the page stands alone (no script, no request)
 // and identical grids give identical bytes. A grid whose sweeps do not match is an error.
@@ -78,8 +80,12 @@ type varyPage struct {
 	// ObjectivesDiffer: the combinations have different objectives, left to their pages.
 	ObjectivesDiffer bool
 	Objectives       []varyFigure
-	Sections         []varySection
-	Invariants       []gridView
+	// AlertsDiffer: the combinations have different alert rules, left to their pages.
+	AlertsDiffer bool
+	// Alerts are a figure per alert rule; none for a grid without alerts.
+	Alerts     []varyFigure
+	Sections   []varySection
+	Invariants []gridView
 }
 
 type contentsLink struct{ ID, Title string }
@@ -194,6 +200,10 @@ func newVaryPage(g VaryGrid, sameObjectives bool) *varyPage {
 			fig.Grids = gridViews(g, cols)
 			p.Objectives = append(p.Objectives, fig)
 		}
+	}
+
+	if p.Alerts, p.AlertsDiffer = varyAlerts(g, p.Arms); p.Alerts != nil || p.AlertsDiffer {
+		p.Contents = append(p.Contents, contentsLink{ID: "alerts", Title: "Alerts"})
 	}
 
 	for i, f := range first.Figures {
