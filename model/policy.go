@@ -126,7 +126,7 @@ func newPolicy(p *plan, sc *scenario.Scenario, pol scenario.Policy, start time.T
 		}
 	}
 	if a := pol.Admission; a != nil {
-		limit := 2 * p.maxWorkers
+		limit := min(2*p.maxWorkers, admission.MaxLimit)
 		cfg := admission.Config{Max: limit, Initial: limit, Target: a.Target.Std()}
 		if !a.Adaptive {
 			cfg.Min = limit // pinned: only reservations and the deadline check apply

@@ -722,7 +722,8 @@ type QueuePolicy struct {
 // limit is derived by the controller from measured queueing delay, never declared.
 type AdmissionPolicy struct {
 	// Adaptive turns the adaptive limit on. Without it only the class reservations and
-	// the deadline check apply, on a limit sized from the topology.
+	// the deadline check apply, on a limit sized from the topology: twice the workers
+	// the entry service can have, at most 16384 (admission.MaxLimit).
 	Adaptive bool `yaml:"adaptive,omitempty" json:"adaptive,omitempty,omitzero"`
 	// Target is the mean queueing delay above which the adaptive limit decreases. Zero
 	// means 20ms.

@@ -426,6 +426,50 @@ func TestDoneWithoutAdmit(t *testing.T) {
 	}
 }
 
+// TestDoneOfAnotherClass releases a class with nothing in flight while
+// another class holds a slot: the release is unmatched and frees nothing.
+func TestDoneOfAnotherClass(t *testing.T) {
+	c := mustNew(t, Config{})
+	if !c.Admit(t0, Request{Class: Standard}).Admitted {
+		t.Fatal("refused on an idle controller")
+	}
+	c.Done(t0, Sample{Class: Sheddable})
+	st := c.Stats()
+	if st.InFlight != 1 || st.ByClass[Standard] != 1 || st.ByClass[Sheddable] != 0 || st.Unmatched != 1 {
+		t.Errorf("after a Sheddable Done with one Standard in flight: %+v; want it in flight and 1 unmatched", st)
+	}
+}
+
+// TestMaxLimit fills the largest limit with one class and checks that the
+// counts, which share one word, do not spill into one another.
+func TestMaxLimit(t *testing.T) {
+	c := mustNew(t, Config{Max: MaxLimit})
+	c.SetStatic(MaxLimit + 1000)
+	if got := c.Limit(); got != MaxLimit {
+		t.Fatalf("SetStatic(MaxLimit + 1000): limit %d, want %d", got, MaxLimit)
+	}
+	for i := range MaxLimit {
+		if d := c.Admit(t0, Request{Class: Continuation}); !d.Admitted {
+			t.Fatalf("continuation %d refused (%v) below the limit", i, d.Reason)
+		}
+	}
+	if d := c.Admit(t0, Request{Class: Continuation}); d.Reason != ReasonLimit {
+		t.Errorf("at the limit: %+v, want ReasonLimit", d)
+	}
+	st := c.Stats()
+	if st.InFlight != MaxLimit || st.ByClass != [NumClasses]int{MaxLimit, 0, 0, 0} {
+		t.Errorf("full: in flight %d by class %v, want %d continuations", st.InFlight, st.ByClass, MaxLimit)
+	}
+	for range MaxLimit {
+		c.Done(t0, Sample{Class: Continuation})
+	}
+	c.Done(t0, Sample{Class: Continuation}) // one too many
+	st = c.Stats()
+	if st.InFlight != 0 || st.ByClass != [NumClasses]int{} || st.Unmatched != 1 {
+		t.Errorf("emptied: %+v, want nothing in flight and 1 unmatched", st)
+	}
+}
+
 func TestConfigValidate(t *testing.T) {
 	tests := []struct {
 		cfg  Config
@@ -440,6 +484,7 @@ func TestConfigValidate(t *testing.T) {
 		{Config{Min: 20, Max: 10}, "Max 10 is below Min 20"},
 		{Config{Min: 2000}, "Max 1000 is below Min 2000"},
 		{Config{Max: 10, Initial: 11}, "Initial 11"},
+		{Config{Max: MaxLimit + 1}, "Max 32768 is above MaxLimit 32767"},
 		{Config{Target: -time.Millisecond}, "Target"},
 		{Config{Window: -time.Second}, "Window"},
 		{Config{WindowSamples: -1}, "WindowSamples"},

@@ -277,16 +277,19 @@ func TestConcurrentInvariants(t *testing.T) {
 
 // TestConcurrentLimit has several goroutines each try to hold up to ten
 // requests against a static limit of 20, so together they press past it, and
-// checks at every admission that the total in flight never exceeds the limit
-// and at the end that the reserved capacity turned sheddable work away: the
-// compare-and-swap claims a slot only while the count is below the limit and
-// the class's ceiling.
+// checks at every admission that neither the requests held nor the
+// controller's count exceed the limit, and at the end that the reserved
+// capacity turned sheddable work away: the compare-and-swap claims a slot
+// only while the sum of the classes' counts it replaces is below the limit
+// and the class's ceiling.
 func TestConcurrentLimit(t *testing.T) {
+	const goroutines = 4
 	c := mustNew(t, Config{Max: 1000})
 	c.SetStatic(20) // ceilings 20, 19, 17, 12
+	var holding atomic.Int64
 	var wg sync.WaitGroup
 	start := make(chan struct{})
-	for g := range 4 {
+	for g := range goroutines {
 		wg.Go(func() {
 			<-start
 			var mine []Class
@@ -296,6 +299,7 @@ func TestConcurrentLimit(t *testing.T) {
 				}
 				now := t0.Add(time.Duration(i) * time.Microsecond)
 				if len(mine) >= 10 || (len(mine) > 0 && i%4 == 0) {
+					holding.Add(-1)
 					c.Done(now, Sample{Class: mine[0]})
 					mine = mine[1:]
 					continue
@@ -308,11 +312,15 @@ func TestConcurrentLimit(t *testing.T) {
 					continue
 				}
 				mine = append(mine, cl)
+				if n := holding.Add(1); n > 20 {
+					t.Errorf("%d requests held over the static limit 20", n)
+				}
 				if n := c.InFlight(); n > 20 {
 					t.Errorf("%d in flight over the static limit 20", n)
 				}
 			}
 			for _, cl := range mine {
+				holding.Add(-1)
 				c.Done(t0, Sample{Class: cl})
 			}
 		})
@@ -424,6 +432,41 @@ func TestConcurrentUnmatchedDone(t *testing.T) {
 	}
 }
 
+// TestUnmatchedDoneBesideAnotherClass races releases of Standard, which has
+// nothing in flight, against the admissions and releases of Sheddable, the
+// class whose count sits next to Standard's in the slots word: the
+// unmatched releases must not touch Sheddable's count (a borrow from it
+// would make a Sheddable release look unmatched and leak its slot).
+func TestUnmatchedDoneBesideAnotherClass(t *testing.T) {
+	c := mustNew(t, Config{Share: [NumClasses]float64{1, 1, 1, 1}})
+	var wg sync.WaitGroup
+	var stray atomic.Int64
+	start := make(chan struct{})
+	for g := range 4 {
+		wg.Go(func() {
+			<-start
+			for i := range 5000 {
+				if i%3 == 0 {
+					runtime.Gosched()
+				}
+				if g%2 == 0 {
+					c.Done(t0, Sample{Class: Standard})
+					stray.Add(1)
+					continue
+				}
+				if c.Admit(t0, Request{Class: Sheddable}).Admitted {
+					c.Done(t0, Sample{Class: Sheddable})
+				}
+			}
+		})
+	}
+	close(start)
+	wg.Wait()
+	if st := c.Stats(); st.InFlight != 0 || st.ByClass != [NumClasses]int{} || st.Unmatched != uint64(stray.Load()) {
+		t.Errorf("%+v: want nothing in flight and each of the %d stray releases unmatched", st, stray.Load())
+	}
+}
+
 // TestCloseWaitsForSampleInside checks the stripes' entry protocol at fixed
 // instants: a stripe with a Done inside it (entered, its sample not yet
 // wholly added) is busy, and the call that closes the window waits for that
@@ -459,7 +502,7 @@ func TestCloseWaitsForSampleInside(t *testing.T) {
 		default:
 		}
 	}
-	a.add(Sample{Class: Standard, Latency: 2 * time.Millisecond}, c.slow.Load()) // the Done leaves
+	a.add(Sample{Class: Standard, Latency: 2 * time.Millisecond}, c.slow.Load(), c.cfg.Rule) // the Done leaves
 	<-closed
 	if a.busy() || a.samples() != 0 {
 		t.Errorf("after the close: stripe busy %v, %d samples not drained", a.busy(), a.samples())

@@ -161,19 +161,18 @@ func (c *refController) ceilingAt(cl Class, now int64) int {
 }
 
 // Done releases the in-flight slot of an admitted request and adds its
-// measurement to the current window. A Done without a matching admission is
-// counted in [Stats].Unmatched and never drives InFlight below zero.
+// measurement to the current window. A Done without a matching admission
+// of its class in flight is counted in [Stats].Unmatched and releases
+// nothing.
 func (c *refController) Done(now time.Time, s Sample) {
 	cl := s.Class
 	if cl >= NumClasses {
 		cl = Sheddable
 	}
 	c.mu.Lock()
-	if c.inFlight > 0 {
+	if c.byClass[cl] > 0 {
 		c.inFlight--
-		if c.byClass[cl] > 0 {
-			c.byClass[cl]--
-		}
+		c.byClass[cl]--
 	} else {
 		c.unmatched++
 	}
@@ -271,7 +270,7 @@ func (c *refController) evaluate() {
 // current estimate. Negative n is treated as 0.
 func (c *refController) SetStatic(n int) {
 	c.mu.Lock()
-	c.static = max(n, 0)
+	c.static = min(max(n, 0), MaxLimit)
 	c.recompute()
 	c.mu.Unlock()
 }

@@ -187,6 +187,7 @@ func admissionConfig(a *scenario.AdmissionPolicy, limit int) admission.Config {
 	if limit <= 0 {
 		limit = 200
 	}
+	limit = min(limit, admission.MaxLimit)
 	cfg := admission.Config{Max: limit, Initial: limit, Target: a.Target.Std()}
 	if !a.Adaptive {
 		cfg.Min = limit
