@@ -9,6 +9,7 @@ import (
 
 	"github.com/goodput-lab/goodput/control/admission"
 	"github.com/goodput-lab/goodput/control/levers"
+	"github.com/goodput-lab/goodput/internal/draw"
 	"github.com/goodput-lab/goodput/scenario"
 )
 
@@ -145,7 +146,7 @@ func (a *arm) adopt(st *actionStep) {
 	// draws for that dependency).
 	a.keys = make([]uint64, len(np.purposes))
 	for i, h := range np.purposes {
-		a.keys[i] = mix(a.act.seed ^ h)
+		a.keys[i] = draw.KeyOf(a.act.seed, h)
 	}
 	for d := range a.deps {
 		a.applyDepFaults(d)

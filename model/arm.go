@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/goodput-lab/goodput/control/queue"
+	"github.com/goodput-lab/goodput/internal/draw"
 	"github.com/goodput-lab/goodput/internal/floatdur"
 	"github.com/goodput-lab/goodput/internal/latency"
 	"github.com/goodput-lab/goodput/packet"
@@ -56,7 +57,7 @@ type tickStats struct {
 // timers.go beside them.
 type arm struct {
 	p    *plan
-	keys []uint64 // mix(seed ^ purpose hash), by purp: the first round of every draw
+	keys []uint64 // draw.KeyOf(seed, purpose hash), by purp: the first round of every draw
 	name string
 	pol  *policyRT
 	s    *sim.Sim
@@ -157,21 +158,11 @@ func (a *arm) schedule(d time.Duration, kind int32, id int64) {
 	a.s.ScheduleAt(at, a, kind, id)
 }
 
-// splitmix64's finaliser.
-func mix(x uint64) uint64 {
-	x += 0x9e3779b97f4a7c15
-	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9
-	x = (x ^ (x >> 27)) * 0x94d049bb133111eb
-	return x ^ (x >> 31)
-}
-
 // draw returns a uniform number in (0, 1) for one purpose of one logical request and one
 // (attempt, stage, try). It depends on nothing else, so both arms draw the same number for
 // the same thing however differently their runs have gone (common random numbers).
 func (a *arm) draw(pu purp, lg int64, att, stage, try int32) float64 {
-	h := mix(a.keys[pu] ^ uint64(lg))
-	h = mix(h ^ (uint64(uint32(att)) | uint64(uint16(stage))<<32 | uint64(uint16(try))<<48))
-	return (float64(h>>11) + 0.5) * (1.0 / (1 << 53))
+	return draw.Uniform(a.keys[pu], uint64(lg), uint64(uint32(att))|uint64(uint16(stage))<<32|uint64(uint16(try))<<48)
 }
 
 // Handle dispatches the arm's events, from the engine or (with a nil Sim) from a timer

@@ -3,11 +3,11 @@ package model
 import (
 	"cmp"
 	"fmt"
-	"hash/fnv"
 	"time"
 
 	"github.com/goodput-lab/goodput/control/admission"
 	"github.com/goodput-lab/goodput/control/budget"
+	"github.com/goodput-lab/goodput/internal/draw"
 	"github.com/goodput-lab/goodput/internal/lognormal"
 	"github.com/goodput-lab/goodput/internal/ramp"
 	"github.com/goodput-lab/goodput/internal/sample"
@@ -224,9 +224,7 @@ type purp int32
 // purpose registers a draw purpose by name, hashed the way sim.Streams names streams by
 // component and purpose, and returns its index.
 func (p *plan) purpose(name string) purp {
-	h := fnv.New64a()
-	h.Write([]byte(name))
-	p.purposes = append(p.purposes, h.Sum64())
+	p.purposes = append(p.purposes, draw.Hash(name))
 	return purp(len(p.purposes) - 1)
 }
 

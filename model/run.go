@@ -11,6 +11,7 @@ import (
 	"github.com/goodput-lab/goodput/control/identity"
 	"github.com/goodput-lab/goodput/control/queue"
 	"github.com/goodput-lab/goodput/control/readiness"
+	"github.com/goodput-lab/goodput/internal/draw"
 	"github.com/goodput-lab/goodput/packet"
 	"github.com/goodput-lab/goodput/scenario"
 	"github.com/goodput-lab/goodput/sim"
@@ -255,7 +256,7 @@ func newArm(p *plan, sc *scenario.Scenario, ad scenario.Arm, seed uint64) (*arm,
 	}
 	a.keys = make([]uint64, len(p.purposes))
 	for i, h := range p.purposes {
-		a.keys[i] = mix(seed ^ h)
+		a.keys[i] = draw.KeyOf(seed, h)
 	}
 	a.tqEntry = 0
 	a.tqDep = len(p.entries)

@@ -1,10 +1,10 @@
 package faultproxy
 
 import (
-	"hash/fnv"
 	"time"
 
 	"github.com/goodput-lab/goodput/control/identity"
+	"github.com/goodput-lab/goodput/internal/draw"
 )
 
 // Draw purposes: each decision about a call has its own draw, so changing one rate does not
@@ -31,9 +31,7 @@ type Draws struct {
 func NewDraws(seed uint64) Draws {
 	var d Draws
 	for i, name := range purposeNames {
-		h := fnv.New64a()
-		h.Write([]byte(name))
-		d.keys[i] = mix(seed ^ h.Sum64())
+		d.keys[i] = draw.Key(seed, name)
 	}
 	return d
 }
@@ -48,7 +46,7 @@ type Decision struct {
 
 // Decide draws the decision for attempt r of a logical request under f.
 func (d Draws) Decide(r identity.Request, f Fault) Decision {
-	return d.decide(keyHash(string(r.Key)), uint64(uint32(r.Attempt)), f)
+	return d.decide(draw.Hash(string(r.Key)), uint64(uint32(r.Attempt)), f)
 }
 
 // decideSeq draws for the n-th call without an identity: a domain of its own, so that no
@@ -58,7 +56,7 @@ func (d Draws) decideSeq(n uint64, f Fault) Decision {
 }
 
 // seqDomain stands for the key of calls without an identity.
-var seqDomain = keyHash("faultproxy/sequence")
+var seqDomain = draw.Hash("faultproxy/sequence")
 
 func (d Draws) decide(key, attempt uint64, f Fault) Decision {
 	var dec Decision
@@ -77,26 +75,5 @@ func (d Draws) decide(key, attempt uint64, f Fault) Decision {
 
 // u is a uniform number in (0, 1) for one purpose, key and attempt.
 func (d Draws) u(p int, key, attempt uint64) float64 {
-	h := mix(d.keys[p] ^ key)
-	h = mix(h ^ attempt)
-	return (float64(h>>11) + 0.5) * (1.0 / (1 << 53))
-}
-
-// keyHash is the FNV-1a hash of a logical request's key.
-// (hash/fnv's, written out so that hashing a string does not allocate).
-func keyHash(k string) uint64 {
-	h := uint64(14695981039346656037)
-	for i := 0; i < len(k); i++ {
-		h ^= uint64(k[i])
-		h *= 1099511628211
-	}
-	return h
-}
-
-// mix is splitmix64's finaliser, as the model's.
-func mix(x uint64) uint64 {
-	x += 0x9e3779b97f4a7c15
-	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9
-	x = (x ^ (x >> 27)) * 0x94d049bb133111eb
-	return x ^ (x >> 31)
+	return draw.Uniform(d.keys[p], key, attempt)
 }

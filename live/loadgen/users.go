@@ -4,13 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"hash/fnv"
 	"math/rand/v2"
 	"net/http"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/goodput-lab/goodput/internal/draw"
 	"github.com/goodput-lab/goodput/internal/sample"
 	"github.com/goodput-lab/goodput/scenario"
 )
@@ -62,10 +62,8 @@ func compileUsers(us []scenario.Users, classes []Class, seed uint64) ([]userPop,
 		if ci < 0 {
 			continue
 		}
-		h := fnv.New64a()
-		h.Write([]byte("users/" + u.Name + "/think"))
 		out = append(out, userPop{name: u.Name, first: first, count: u.Count, class: ci, think: sample.New(u.Think),
-			key: mix(seed ^ h.Sum64()), abandon: u.AbandonAfter.Std()})
+			key: draw.Key(seed, "users/"+u.Name+"/think"), abandon: u.AbandonAfter.Std()})
 		first += u.Count
 	}
 	return out, errors.Join(errs...)
@@ -95,21 +93,11 @@ func (p *Plan) popOf(u int) *userPop {
 // user and the number.
 func (p *Plan) think(u int, n uint32) time.Duration {
 	g := p.popOf(u)
-	h := mix(g.key ^ uint64(u))
-	h = mix(h ^ uint64(n))
-	return g.think.Quantile((float64(h>>11) + 0.5) * (1.0 / (1 << 53)))
+	return g.think.Quantile(draw.Uniform(g.key, uint64(u), uint64(n)))
 }
 
 // userID is the ID of user u's request number n: above every open-loop request's.
 func userID(u int, n uint32) int64 { return 1<<62 | int64(u)<<32 | int64(n) }
-
-// mix is splitmix64's finaliser, as the replay's.
-func mix(x uint64) uint64 {
-	x += 0x9e3779b97f4a7c15
-	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9
-	x = (x ^ (x >> 27)) * 0x94d049bb133111eb
-	return x ^ (x >> 31)
-}
 
 // startUsers starts a goroutine for every user of the plan, each in wg; they stop
 // sending at the end of the plan or when ctx is done. offered counts their requests by

@@ -1,12 +1,12 @@
 package loadgen
 
 import (
-	"hash/fnv"
 	"math"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/goodput-lab/goodput/internal/draw"
 	"github.com/goodput-lab/goodput/scenario"
 )
 
@@ -26,15 +26,12 @@ func TestUserThink(t *testing.T) {
 	}
 	mean := 2 * time.Second
 	p = mustPlan(t, usersLoad(scenario.Dist{Mean: scenario.Duration(mean)}, 4, 0), time.Second, cs, 5)
-	h := fnv.New64a()
-	h.Write([]byte("users/u/think"))
-	key := mix(5 ^ h.Sum64())
+	key := draw.Key(5, "users/u/think")
 	for _, tc := range []struct {
 		u int
 		n uint32
 	}{{0, 0}, {3, 0}, {1, 9}} {
-		x := mix(mix(key^uint64(tc.u)) ^ uint64(tc.n))
-		u := (float64(x>>11) + 0.5) / (1 << 53)
+		u := draw.Uniform(key, uint64(tc.u), uint64(tc.n))
 		want := time.Duration(-float64(mean) * math.Log1p(-u))
 		if got := p.think(tc.u, tc.n); got != want {
 			t.Errorf("think(%d, %d) = %v, want %v", tc.u, tc.n, got, want)
