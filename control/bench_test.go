@@ -14,7 +14,8 @@ import (
 // BenchmarkProtectedPath compares goodput's full per-request decision path with the cost of
 // single controls in peer libraries, side by side in one run. goodput and gobreaker run from
 // one goroutine; their -parallel variants share one instance between GOMAXPROCS goroutines
-// under b.RunParallel, as the handlers of one server do:
+// under b.RunParallel, as the handlers of one server do, and their -handlers variants
+// between eight goroutines per GOMAXPROCS, as a busy server's handlers outnumber its cores:
 //
 //	go test -run '^$' -bench ProtectedPath -benchmem ./control/
 func BenchmarkProtectedPath(b *testing.B) {
@@ -34,18 +35,23 @@ func BenchmarkProtectedPath(b *testing.B) {
 			}
 		}
 	})
-	b.Run("gobreaker-parallel", func(b *testing.B) {
-		cb := newGobreaker()
-		b.ReportAllocs()
-		b.RunParallel(func(pb *testing.PB) {
-			for pb.Next() {
-				if _, err := cb.Execute(gbFn); err != nil {
-					b.Error(err)
-					return
+	gobreakerParallel := func(par int) func(b *testing.B) {
+		return func(b *testing.B) {
+			cb := newGobreaker()
+			b.ReportAllocs()
+			b.SetParallelism(par)
+			b.RunParallel(func(pb *testing.PB) {
+				for pb.Next() {
+					if _, err := cb.Execute(gbFn); err != nil {
+						b.Error(err)
+						return
+					}
 				}
-			}
-		})
-	})
+			})
+		}
+	}
+	b.Run("gobreaker-parallel", gobreakerParallel(1))
+	b.Run("gobreaker-handlers", gobreakerParallel(handlersPerCPU))
 	b.Run("rate", func(b *testing.B) {
 		lim := rate.NewLimiter(rate.Inf, 1)
 		t0 := time.Date(2026, 3, 10, 14, 0, 0, 0, time.UTC)
@@ -71,4 +77,5 @@ func BenchmarkProtectedPath(b *testing.B) {
 	})
 	b.Run("goodput", benchGoodputSerial)
 	b.Run("goodput-parallel", benchGoodputPath)
+	b.Run("goodput-handlers", benchGoodputHandlers)
 }

@@ -121,10 +121,23 @@ func (p *path) request(now, dl time.Time) (ok, shedRecs bool) {
 // fall behind another goroutine's). Its ns/op is wall time per request with
 // GOMAXPROCS goroutines; benchGoodputSerial is the same path from one
 // goroutine.
-func benchGoodputPath(b *testing.B) {
+func benchGoodputPath(b *testing.B) { benchGoodputParallel(b, 1) }
+
+// benchGoodputHandlers is benchGoodputPath with handlersPerCPU goroutines
+// per GOMAXPROCS, as the handlers of a busy server outnumber its cores.
+func benchGoodputHandlers(b *testing.B) { benchGoodputParallel(b, handlersPerCPU) }
+
+// handlersPerCPU is the -handlers variants' goroutines per GOMAXPROCS
+// ([testing.B.SetParallelism]).
+const handlersPerCPU = 8
+
+// benchGoodputParallel runs the path under RunParallel with par goroutines
+// per GOMAXPROCS.
+func benchGoodputParallel(b *testing.B, par int) {
 	p := newPath(b)
 	var worker atomic.Int64
 	b.ReportAllocs()
+	b.SetParallelism(par)
 	b.RunParallel(func(pb *testing.PB) {
 		now := pathT0.Add(time.Duration(worker.Add(1)) * time.Nanosecond)
 		shed := 0
