@@ -380,15 +380,11 @@ func BenchmarkAgainstMutex(b *testing.B) {
 	}
 }
 
-// TestConcurrentUnmatchedDone races Done calls without an admission (which
-// take the in-flight count below zero for a moment and undo it) against
-// admissions and releases, and checks that no one ever sees a negative count
-// and that the counts balance: every Done either released a slot or was
-// counted unmatched, so InFlight = Admitted − (Dones − Unmatched).
-func TestConcurrentUnmatchedDone(t *testing.T) {
-	c := mustNew(t, Config{Max: 4})
+// race calls f(g, i) from four goroutines g, 5000 times i each, started at
+// once and yielding every third call so that they interleave even on one CPU,
+// and returns when all are done.
+func race(f func(g, i int)) {
 	var wg sync.WaitGroup
-	var dones atomic.Int64
 	start := make(chan struct{})
 	for g := range 4 {
 		wg.Go(func() {
@@ -397,38 +393,55 @@ func TestConcurrentUnmatchedDone(t *testing.T) {
 				if i%3 == 0 {
 					runtime.Gosched()
 				}
-				now := t0.Add(time.Duration(i) * time.Microsecond)
-				if g%2 == 0 { // a caller that releases twice
-					c.Done(now, Sample{Class: Standard})
-					dones.Add(1)
-					continue
-				}
-				if c.Admit(now, Request{Class: Class(i % NumClasses)}).Admitted {
-					if n := c.InFlight(); n < 0 || n > 4 {
-						t.Errorf("in flight %d outside [0, 4]", n)
-					}
-					c.Done(now, Sample{Class: Class(i % NumClasses)})
-					dones.Add(1)
-				}
-				if st := c.Stats(); st.InFlight < 0 || st.ByClass[Standard] < 0 {
-					t.Errorf("negative count in %+v", st)
-				}
+				f(g, i)
 			}
 		})
 	}
 	close(start)
 	wg.Wait()
+}
+
+// TestConcurrentUnmatchedDone races Done calls without an admission (which
+// take their class's count below zero for a moment and undo it) against
+// admissions and releases, and checks that no one ever sees a negative count
+// and that the counts balance: every Done either released a slot or was
+// counted unmatched, so InFlight = Admitted − (Dones − Unmatched).
+func TestConcurrentUnmatchedDone(t *testing.T) {
+	c := mustNew(t, Config{Max: 4})
+	var dones atomic.Int64
+	race(func(g, i int) {
+		now := t0.Add(time.Duration(i) * time.Microsecond)
+		if g%2 == 0 { // a caller that releases twice
+			c.Done(now, Sample{Class: Standard})
+			dones.Add(1)
+			return
+		}
+		if c.Admit(now, Request{Class: Class(i % NumClasses)}).Admitted {
+			if n := c.InFlight(); n < 0 || n > 4 {
+				t.Errorf("in flight %d outside [0, 4]", n)
+			}
+			c.Done(now, Sample{Class: Class(i % NumClasses)})
+			dones.Add(1)
+		}
+		if st := c.Stats(); st.InFlight < 0 || st.ByClass[Standard] < 0 {
+			t.Errorf("negative count in %+v", st)
+		}
+	})
 	st := c.Stats()
 	if int64(st.InFlight) != int64(st.Admitted())-(dones.Load()-int64(st.Unmatched)) || st.Unmatched == 0 {
 		t.Errorf("%+v: %d Dones do not balance %d admitted and %d unmatched", st, dones.Load(), st.Admitted(), st.Unmatched)
 	}
-	// A release of the wrong class frees another class's slot, as it did
-	// behind the mutex, so ByClass need not add up to InFlight here; it
-	// must not go below zero.
+	// ByClass adds up to InFlight (the counts are one word), and none is
+	// below zero.
+	sum := 0
 	for cl, n := range st.ByClass {
 		if n < 0 {
 			t.Errorf("ByClass[%v] = %d", Class(cl), n)
 		}
+		sum += n
+	}
+	if sum != st.InFlight {
+		t.Errorf("ByClass %v adds up to %d, InFlight is %d", st.ByClass, sum, st.InFlight)
 	}
 }
 
@@ -439,29 +452,17 @@ func TestConcurrentUnmatchedDone(t *testing.T) {
 // would make a Sheddable release look unmatched and leak its slot).
 func TestUnmatchedDoneBesideAnotherClass(t *testing.T) {
 	c := mustNew(t, Config{Share: [NumClasses]float64{1, 1, 1, 1}})
-	var wg sync.WaitGroup
 	var stray atomic.Int64
-	start := make(chan struct{})
-	for g := range 4 {
-		wg.Go(func() {
-			<-start
-			for i := range 5000 {
-				if i%3 == 0 {
-					runtime.Gosched()
-				}
-				if g%2 == 0 {
-					c.Done(t0, Sample{Class: Standard})
-					stray.Add(1)
-					continue
-				}
-				if c.Admit(t0, Request{Class: Sheddable}).Admitted {
-					c.Done(t0, Sample{Class: Sheddable})
-				}
-			}
-		})
-	}
-	close(start)
-	wg.Wait()
+	race(func(g, _ int) {
+		if g%2 == 0 {
+			c.Done(t0, Sample{Class: Standard})
+			stray.Add(1)
+			return
+		}
+		if c.Admit(t0, Request{Class: Sheddable}).Admitted {
+			c.Done(t0, Sample{Class: Sheddable})
+		}
+	})
 	if st := c.Stats(); st.InFlight != 0 || st.ByClass != [NumClasses]int{} || st.Unmatched != uint64(stray.Load()) {
 		t.Errorf("%+v: want nothing in flight and each of the %d stray releases unmatched", st, stray.Load())
 	}
