@@ -335,8 +335,12 @@ const (
 	biases    = bias | bias<<16 | bias<<32 | bias<<48 // the slots word with nothing in flight
 )
 
-// The classes' fields fill at most the word.
-var _ [64 - NumClasses*fieldBits]struct{}
+// biases and total are written for four classes, which fill the word: both
+// arrays have a negative length, a compile error, for any other count.
+var (
+	_ [NumClasses - 4]struct{}
+	_ [4 - NumClasses]struct{}
+)
 
 // unit is one request of class cl in flight, in the slots word.
 func unit(cl Class) uint64 { return 1 << (fieldBits * uint(cl)) }
